@@ -1,0 +1,106 @@
+// Package connectors holds the table connectors ('connector' = '…') and the
+// factory registry the executor uses to open sources and sinks.
+package connectors
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tablerun/tablerun/core/catalog"
+	"github.com/tablerun/tablerun/vectorized"
+)
+
+// Context is what a connector may read from the session.
+type Context struct {
+	// Loc is table.local-time-zone.
+	Loc *time.Location
+	// Stdout receives the print connector's lines (os.Stdout in the CLI,
+	// a buffer in tests).
+	Stdout io.Writer
+	// Stderr receives print lines with 'standard-error' = 'true'.
+	Stderr io.Writer
+	// Parallelism is the sink's parallelism (print prefixes depend on it).
+	Parallelism int
+	// BatchSize is the number of rows a source aims for per batch.
+	BatchSize int
+	// Bounded is true in batch mode: every source must be bounded.
+	Bounded bool
+}
+
+// SourceSpec describes one scan of a table.
+type SourceSpec struct {
+	Table *catalog.ResolvedTable
+	// Projection lists the physical columns to produce, as indexes into
+	// Table.PhysicalSchema(); nil means all in order. The emitted batches'
+	// schema is exactly the projected columns.
+	Projection []int
+}
+
+// SinkSpec describes one write into a table. The input batches have the
+// table's physical schema.
+type SinkSpec struct {
+	Table     *catalog.ResolvedTable
+	Overwrite bool
+}
+
+// Sink consumes the batches written into a table. Open is called once;
+// Write once per batch, in order; Finish once at the end of a successful
+// input (it flushes and commits); Close always, last (it releases files and
+// discards uncommitted data if Finish was not called).
+type Sink interface {
+	Open(ctx context.Context) error
+	Write(ctx context.Context, b vectorized.Batch) error
+	Finish(ctx context.Context) error
+	Close() error
+}
+
+// Factory creates sources and sinks for one connector identifier.
+type Factory interface {
+	// Identifier is the value of the 'connector' option, e.g. "datagen".
+	Identifier() string
+	// RequiredOptions and OptionalOptions list the option keys the
+	// connector accepts (patterns like "fields.#.kind" use # for a field
+	// name). Keys outside both are rejected with Flink's message.
+	RequiredOptions() []string
+	OptionalOptions() []string
+	// CreateSource opens a source; connectors that cannot read return an
+	// error naming the connector.
+	CreateSource(cx *Context, spec SourceSpec) (vectorized.Source, error)
+	// CreateSink opens a sink; connectors that cannot write return an
+	// error naming the connector.
+	CreateSink(cx *Context, spec SinkSpec) (Sink, error)
+}
+
+// Registry maps connector identifiers to factories.
+type Registry struct {
+	factories map[string]Factory
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{factories: map[string]Factory{}} }
+
+// Register adds a factory.
+func (r *Registry) Register(f Factory) { r.factories[f.Identifier()] = f }
+
+// Lookup finds the factory of a table from its 'connector' option, with
+// Flink's errors for a missing or unknown connector.
+func (r *Registry) Lookup(t *catalog.ResolvedTable) (Factory, error) {
+	id, ok := t.Table.Options["connector"]
+	if !ok {
+		return nil, fmt.Errorf("Table options do not contain an option key 'connector' for discovering a connector. Therefore, Flink assumes a managed table. However, a managed table factory that implements org.apache.flink.table.factories.ManagedTableFactory is not in the classpath.")
+	}
+	f, ok := r.factories[id]
+	if !ok {
+		ids := make([]string, 0, len(r.factories))
+		for k := range r.factories {
+			ids = append(ids, k)
+		}
+		sort.Strings(ids)
+		return nil, fmt.Errorf("Could not find any factory for identifier '%s' that implements 'org.apache.flink.table.factories.DynamicTableFactory' in the classpath.\n\nAvailable factory identifiers are:\n\n%s", id, strings.Join(ids, "\n"))
+	}
+	return f, nil
+}

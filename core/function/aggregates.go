@@ -1,0 +1,63 @@
+package function
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tablerun/tablerun/core/types"
+)
+
+// aggregateNames are the built-in aggregate functions the engine runs.
+var aggregateNames = map[string]bool{
+	"COUNT": true, "SUM": true, "AVG": true, "MIN": true, "MAX": true,
+}
+
+// IsAggregate reports whether name is a built-in aggregate function.
+func IsAggregate(name string) bool { return aggregateNames[strings.ToUpper(name)] }
+
+// AggregateResultType infers the result type of a built-in aggregate with
+// Flink's rules. grouped is false for a global aggregate (no GROUP BY), where
+// every aggregate but COUNT may see no rows and so is nullable.
+//
+//	COUNT(*) / COUNT(x)           BIGINT NOT NULL
+//	SUM(TINYINT..BIGINT)          the same type (wraps on overflow)
+//	SUM(FLOAT/DOUBLE)             the same type
+//	SUM(DECIMAL(p, s))            DECIMAL(38, s)
+//	AVG(TINYINT..BIGINT)          the same type (truncated)
+//	AVG(FLOAT/DOUBLE)             the same type
+//	AVG(DECIMAL(p, s))            DECIMAL(38, max(s, 6))
+//	MIN/MAX(T)                    T
+func AggregateResultType(name string, args []types.Type, grouped bool) (types.Type, error) {
+	name = strings.ToUpper(name)
+	if name == "COUNT" {
+		return types.BigIntT.WithNullable(false), nil
+	}
+	if len(args) != 1 {
+		return types.Type{}, fmt.Errorf("Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
+	}
+	a := args[0]
+	// Aggregates other than COUNT are NULL on empty groups and when all
+	// inputs are NULL.
+	nullable := a.Nullable() || !grouped
+	switch name {
+	case "SUM", "AVG":
+		switch {
+		case a.IsInteger() || a.IsApprox():
+			return a.WithNullable(nullable), nil
+		case a.Kind == types.Decimal:
+			s := a.Scale
+			if name == "AVG" && s < 6 {
+				s = 6
+			}
+			return types.DecimalOf(types.MaxDecimalPrecision, s).WithNullable(nullable), nil
+		}
+		return types.Type{}, CallError(name, args)
+	case "MIN", "MAX":
+		switch a.Kind {
+		case types.Array, types.Map, types.Row, types.Null:
+			return types.Type{}, CallError(name, args)
+		}
+		return a.WithNullable(nullable), nil
+	}
+	return types.Type{}, fmt.Errorf("No match found for function signature %s", name)
+}

@@ -1,0 +1,114 @@
+package types
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// ArrowType maps a logical type to the Arrow type that carries its values in
+// record batches. Nullability is carried by the arrow.Field, not the type.
+//
+//	BOOLEAN → bool; TINYINT..BIGINT → int8..int64; FLOAT/DOUBLE → float32/64;
+//	DECIMAL(p,s) → decimal128(p,s); CHAR/VARCHAR → utf8; BINARY/VARBINARY →
+//	binary; DATE → date32; TIME → time32[ms]; TIMESTAMP → timestamp[us];
+//	TIMESTAMP_LTZ → timestamp[us, tz=UTC]; INTERVAL DAY TO SECOND →
+//	duration[ms]; INTERVAL YEAR TO MONTH → month_interval; ARRAY → list;
+//	MAP → map; ROW → struct; NULL → null.
+func ArrowType(t Type) (arrow.DataType, error) {
+	switch t.Kind {
+	case Null:
+		return arrow.Null, nil
+	case Boolean:
+		return arrow.FixedWidthTypes.Boolean, nil
+	case TinyInt:
+		return arrow.PrimitiveTypes.Int8, nil
+	case SmallInt:
+		return arrow.PrimitiveTypes.Int16, nil
+	case Int:
+		return arrow.PrimitiveTypes.Int32, nil
+	case BigInt:
+		return arrow.PrimitiveTypes.Int64, nil
+	case Float:
+		return arrow.PrimitiveTypes.Float32, nil
+	case Double:
+		return arrow.PrimitiveTypes.Float64, nil
+	case Decimal:
+		return &arrow.Decimal128Type{Precision: int32(t.Precision), Scale: int32(t.Scale)}, nil
+	case Char, VarChar:
+		return arrow.BinaryTypes.String, nil
+	case Binary, VarBinary:
+		return arrow.BinaryTypes.Binary, nil
+	case Date:
+		return arrow.FixedWidthTypes.Date32, nil
+	case Time:
+		return arrow.FixedWidthTypes.Time32ms, nil
+	case Timestamp:
+		if t.Precision > 6 {
+			return nil, fmt.Errorf("not supported yet: %s (fractional seconds beyond microseconds)", t)
+		}
+		return &arrow.TimestampType{Unit: arrow.Microsecond}, nil
+	case TimestampLTZ:
+		if t.Precision > 6 {
+			return nil, fmt.Errorf("not supported yet: %s (fractional seconds beyond microseconds)", t)
+		}
+		return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, nil
+	case IntervalDayTime:
+		return arrow.FixedWidthTypes.Duration_ms, nil
+	case IntervalYearMonth:
+		return arrow.FixedWidthTypes.MonthInterval, nil
+	case Array:
+		et, err := ArrowType(*t.Elem)
+		if err != nil {
+			return nil, err
+		}
+		return arrow.ListOfField(arrow.Field{Name: "element", Type: et, Nullable: t.Elem.Nullable()}), nil
+	case Map:
+		kt, err := ArrowType(*t.Elem)
+		if err != nil {
+			return nil, err
+		}
+		vt, err := ArrowType(*t.Value)
+		if err != nil {
+			return nil, err
+		}
+		m := arrow.MapOf(kt, vt)
+		m.SetItemNullable(t.Value.Nullable())
+		return m, nil
+	case Row:
+		fs := make([]arrow.Field, len(t.Fields))
+		for i, f := range t.Fields {
+			ft, err := ArrowType(f.Type)
+			if err != nil {
+				return nil, err
+			}
+			fs[i] = arrow.Field{Name: f.Name, Type: ft, Nullable: f.Type.Nullable()}
+		}
+		return arrow.StructOf(fs...), nil
+	}
+	return nil, fmt.Errorf("not supported yet: Arrow mapping of %s", t)
+}
+
+// ArrowSchema maps a schema to an Arrow schema.
+func ArrowSchema(s Schema) (*arrow.Schema, error) {
+	fs := make([]arrow.Field, len(s))
+	for i, f := range s {
+		at, err := ArrowType(f.Type)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", f.Name, err)
+		}
+		fs[i] = arrow.Field{Name: f.Name, Type: at, Nullable: f.Type.Nullable()}
+	}
+	return arrow.NewSchema(fs, nil), nil
+}
+
+// MustArrowSchema is ArrowSchema for schemas already validated by the
+// planner (every type of a validated plan has an Arrow mapping). It panics
+// on an invariant violation only.
+func MustArrowSchema(s Schema) *arrow.Schema {
+	as, err := ArrowSchema(s)
+	if err != nil {
+		panic(fmt.Sprintf("types: unmappable validated schema: %v", err))
+	}
+	return as
+}
