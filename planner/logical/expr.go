@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
 	"github.com/tablerun/tablerun/core/types"
 )
 
@@ -200,6 +202,8 @@ func FormatLiteral(v any, t types.Type) string {
 		return "false"
 	case []byte:
 		return fmt.Sprintf("X'%x'", x)
+	case decimal128.Num:
+		return x.ToString(int32(t.Scale))
 	}
 	return fmt.Sprint(v)
 }
