@@ -1,0 +1,231 @@
+package rules
+
+import (
+	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/planner/logical"
+)
+
+// ReduceExpressions is constant folding ("ReduceExpressionsRule"): every
+// deterministic sub-expression whose inputs are all literals is evaluated
+// once at planning time and replaced by its value. AND/OR with TRUE/FALSE
+// operands and CASE branches with literal conditions are simplified. If
+// evaluating raises an error (1/0, a bad CAST), the expression stays as it
+// is so that the error happens at run time, as in Flink.
+//
+// On plan nodes: Filter(TRUE) becomes its input, Filter(FALSE) and
+// Filter(NULL) become an empty Values, and a join condition TRUE becomes a
+// cross join (nil condition).
+type ReduceExpressions struct{ env *Env }
+
+// Name implements Rule.
+func (r *ReduceExpressions) Name() string { return "ReduceExpressionsRule" }
+
+// Apply implements Rule.
+func (r *ReduceExpressions) Apply(n logical.Node) (logical.Node, bool, error) {
+	return transformUp(n, r.node)
+}
+
+func (r *ReduceExpressions) node(n logical.Node) (logical.Node, bool, error) {
+	switch x := n.(type) {
+	case *logical.Filter:
+		c, changed := r.reduce(x.Cond)
+		switch {
+		case isTrue(c):
+			return x.Input, true, nil
+		case isFalse(c) || isNullLiteral(c):
+			return emptyValues(x.Schema()), true, nil
+		case changed:
+			return &logical.Filter{Input: x.Input, Cond: c}, true, nil
+		}
+	case *logical.Project:
+		exprs, changed := r.reduceAll(x.Exprs)
+		if changed {
+			p := *x
+			p.Exprs = exprs
+			return &p, true, nil
+		}
+	case *logical.Join:
+		if x.Cond == nil {
+			return n, false, nil
+		}
+		c, changed := r.reduce(x.Cond)
+		if isTrue(c) {
+			c, changed = nil, true
+		}
+		if changed {
+			j := *x
+			j.Cond = c
+			return &j, true, nil
+		}
+	case *logical.Values:
+		changedAny := false
+		rows := make([][]logical.Expr, len(x.Rows))
+		for i, row := range x.Rows {
+			nr, changed := r.reduceAll(row)
+			rows[i] = nr
+			changedAny = changedAny || changed
+		}
+		if changedAny {
+			return &logical.Values{Rows: rows, Out: x.Out}, true, nil
+		}
+	case *logical.Scan:
+		if len(x.Filters) == 0 {
+			return n, false, nil
+		}
+		fs, changed := r.reduceAll(x.Filters)
+		if changed {
+			s := *x
+			s.Filters = fs
+			return &s, true, nil
+		}
+	}
+	return n, false, nil
+}
+
+func (r *ReduceExpressions) reduceAll(es []logical.Expr) ([]logical.Expr, bool) {
+	out := make([]logical.Expr, len(es))
+	changedAny := false
+	for i, e := range es {
+		var changed bool
+		out[i], changed = r.reduce(e)
+		changedAny = changedAny || changed
+	}
+	return out, changedAny
+}
+
+// reduce folds e bottom-up and reports whether it changed.
+func (r *ReduceExpressions) reduce(e logical.Expr) (logical.Expr, bool) {
+	out := logical.Rewrite(e, r.fold)
+	return out, out != e
+}
+
+// fold simplifies one expression whose children are already folded. It
+// returns x itself when nothing applies.
+func (r *ReduceExpressions) fold(x logical.Expr) logical.Expr {
+	switch e := x.(type) {
+	case *logical.Call:
+		switch e.Name {
+		case "AND", "OR":
+			out := simplifyAndOr(e, e.Name == "OR")
+			if c, ok := out.(*logical.Call); ok && allLiterals(c.Args) {
+				return r.evaluate(c)
+			}
+			return out
+		}
+		if !allLiterals(e.Args) || !r.foldable(e) {
+			return x
+		}
+		return r.evaluate(x)
+	case *logical.Cast:
+		if _, ok := e.Arg.(*logical.Literal); !ok {
+			return x
+		}
+		return r.evaluate(x)
+	case *logical.Case:
+		return simplifyCase(e)
+	}
+	return x
+}
+
+// foldable reports a call the registry knows as deterministic.
+func (r *ReduceExpressions) foldable(c *logical.Call) bool {
+	if r.env == nil || r.env.Functions == nil {
+		return false
+	}
+	d, ok := r.env.Functions.Lookup(c.Name)
+	return ok && !d.Nondeterministic && d.Eval != nil
+}
+
+// evaluate replaces a constant expression by its value, or returns it
+// unchanged when evaluation fails.
+func (r *ReduceExpressions) evaluate(x logical.Expr) logical.Expr {
+	if r.env == nil || r.env.Functions == nil {
+		return x
+	}
+	v, err := evalConst(r.env, x)
+	if err != nil {
+		return x
+	}
+	return &logical.Literal{Value: v, T: x.Type()}
+}
+
+func allLiterals(es []logical.Expr) bool {
+	for _, a := range es {
+		if _, ok := a.(*logical.Literal); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// simplifyAndOr drops neutral operands (TRUE for AND, FALSE for OR) and
+// collapses the call to its absorbing value (FALSE for AND, TRUE for OR)
+// when an operand is that literal. isOr selects OR.
+func simplifyAndOr(e *logical.Call, isOr bool) logical.Expr {
+	neutral, absorbing := isTrue, isFalse
+	if isOr {
+		neutral, absorbing = isFalse, isTrue
+	}
+	var kept []logical.Expr
+	for _, a := range e.Args {
+		if absorbing(a) {
+			return boolLit(isOr, e.T)
+		}
+		if !neutral(a) {
+			kept = append(kept, a)
+		}
+	}
+	switch {
+	case len(kept) == len(e.Args):
+		return e
+	case len(kept) == 0:
+		return boolLit(!isOr, e.T)
+	case len(kept) == 1 && narrows(kept[0].Type(), e.T):
+		return kept[0]
+	case len(kept) == 1:
+		return e
+	}
+	c := *e
+	c.Args = kept
+	return &c
+}
+
+// narrows reports whether a value of type got can stand where type want
+// was: the same type, or the NOT NULL version of it.
+func narrows(got, want types.Type) bool {
+	return got.Equal(want) || got.Equal(want.WithNullable(false))
+}
+
+// simplifyCase drops WHEN branches whose condition is the literal FALSE or
+// NULL and cuts the CASE at the first branch whose condition is TRUE.
+func simplifyCase(e *logical.Case) logical.Expr {
+	var whens []logical.When
+	changed := false
+	var elseExpr = e.Else
+	for _, w := range e.Whens {
+		if isFalse(w.Cond) || isNullLiteral(w.Cond) {
+			changed = true
+			continue
+		}
+		if isTrue(w.Cond) {
+			elseExpr = w.Then
+			changed = true
+			break
+		}
+		whens = append(whens, w)
+	}
+	if !changed {
+		return e
+	}
+	if len(whens) == 0 {
+		if elseExpr == nil {
+			return &logical.Literal{Value: nil, T: e.T}
+		}
+		if narrows(elseExpr.Type(), e.T) {
+			return elseExpr
+		}
+		// The CASE also changes the type: keep it as it was.
+		return e
+	}
+	return &logical.Case{Whens: whens, Else: elseExpr, T: e.T}
+}
