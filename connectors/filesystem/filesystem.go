@@ -1,0 +1,458 @@
+// Package filesystem is Flink's 'filesystem' connector for bounded reads
+// and batch writes with the 'csv' and 'json' formats.
+//
+// Reading: 'path' names a file or a directory. A directory is read
+// recursively in path order; files and directories whose names start with
+// '.' or '_' are skipped (in-progress and marker files, as in Flink).
+// Each file is streamed through a bounded buffer.
+//
+// Writing: 'path' is a directory (created if missing). A sink writes one
+// part file named `part-<uuid>-0-0` as Flink does, first under a hidden
+// in-progress name that becomes visible on Finish; an aborted write leaves
+// nothing behind. INSERT OVERWRITE removes the directory's visible files
+// when the new file is committed. Writing into a path that is an existing
+// regular file is not supported (Flink writes directories only).
+//
+// Neither format has a header line (Flink's csv format has no header
+// option): a file written by other tools must not have one.
+package filesystem
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/tablerun/tablerun/connectors/filesystem/csv"
+	"github.com/tablerun/tablerun/connectors/filesystem/json"
+	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/vectorized"
+)
+
+// Config is the parsed options of a filesystem table.
+type Config struct {
+	Path   string
+	Format string // "csv" or "json"
+	CSV    csv.Options
+	JSON   json.Options
+}
+
+// RequiredOptions are the keys a filesystem table must have.
+func RequiredOptions() []string { return []string{"format", "path"} }
+
+// connectorOptions are the filesystem connector's own optional keys. The
+// rolling, compaction and partition-commit keys are accepted and have no
+// effect on a bounded batch write of one part file.
+var connectorOptions = []string{
+	"auto-compaction", "compaction.file-size", "partition.default-name",
+	"sink.parallelism", "sink.rolling-policy.file-size", "sink.rolling-policy.rollover-interval",
+	"sink.rolling-policy.check-interval", "sink.rolling-policy.inactivity-interval",
+	"sink.shuffle-by-partition.enable", "source.monitor-interval", "source.report-statistics",
+}
+
+var csvOptions = []string{
+	"csv.allow-comments", "csv.array-element-delimiter", "csv.disable-quote-character",
+	"csv.escape-character", "csv.field-delimiter", "csv.ignore-parse-errors", "csv.null-literal",
+	"csv.quote-character", "csv.write-bigdecimal-in-scientific-notation",
+}
+
+var jsonOptions = []string{
+	"json.decode.json-parser.enabled", "json.encode.decimal-as-plain-number",
+	"json.encode.ignore-null-fields", "json.fail-on-missing-field", "json.ignore-parse-errors",
+	"json.map-null-key.literal", "json.map-null-key.mode", "json.timestamp-format.standard",
+}
+
+// OptionalOptions lists every optional key (connector and both formats).
+func OptionalOptions() []string {
+	out := append([]string{}, connectorOptions...)
+	out = append(out, csvOptions...)
+	return append(out, jsonOptions...)
+}
+
+// SupportedOptions lists the keys valid for a table with the given format:
+// the connector's keys plus that format's keys.
+func SupportedOptions(format string) []string {
+	out := append(RequiredOptions(), connectorOptions...)
+	switch format {
+	case "csv":
+		out = append(out, csvOptions...)
+	case "json":
+		out = append(out, jsonOptions...)
+	}
+	return out
+}
+
+func parseBool(opts map[string]string, key string, def bool) (bool, error) {
+	v, ok := opts[key]
+	if !ok {
+		return def, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("Could not parse value '%s' for key '%s'.", v, key)
+}
+
+// parseChar reads a single-character option; Java escapes such as "\t"
+// are accepted as Flink does.
+func parseChar(opts map[string]string, key string, def byte) (byte, bool, error) {
+	v, ok := opts[key]
+	if !ok {
+		return def, false, nil
+	}
+	s := unescape(v)
+	if len(s) != 1 {
+		return 0, true, fmt.Errorf("Option '%s' must be a string with single character, but was: %s", key, v)
+	}
+	return s[0], true, nil
+}
+
+func unescape(s string) string {
+	r := strings.NewReplacer(`\t`, "\t", `\n`, "\n", `\r`, "\r", `\\`, `\`, `\'`, "'", `\"`, `"`)
+	return r.Replace(s)
+}
+
+// ParseConfig reads and checks the options of a filesystem table.
+func ParseConfig(opts map[string]string) (Config, error) {
+	cfg := Config{Path: opts["path"], Format: opts["format"], CSV: csv.DefaultOptions(), JSON: json.DefaultOptions()}
+	var err error
+	switch cfg.Format {
+	case "csv":
+		c := &cfg.CSV
+		if c.FieldDelimiter, _, err = parseChar(opts, "csv.field-delimiter", ','); err != nil {
+			return cfg, err
+		}
+		var quoteSet bool
+		if c.QuoteCharacter, quoteSet, err = parseChar(opts, "csv.quote-character", '"'); err != nil {
+			return cfg, err
+		}
+		if c.DisableQuoteCharacter, err = parseBool(opts, "csv.disable-quote-character", false); err != nil {
+			return cfg, err
+		}
+		if c.DisableQuoteCharacter && quoteSet {
+			return cfg, errors.New("Format cannot define a quote character and disabled quote character at the same time.")
+		}
+		if c.EscapeCharacter, _, err = parseChar(opts, "csv.escape-character", 0); err != nil {
+			return cfg, err
+		}
+		if c.AllowComments, err = parseBool(opts, "csv.allow-comments", false); err != nil {
+			return cfg, err
+		}
+		if c.IgnoreParseErrors, err = parseBool(opts, "csv.ignore-parse-errors", false); err != nil {
+			return cfg, err
+		}
+		if c.WriteBigDecimalInScientificNotation, err = parseBool(opts, "csv.write-bigdecimal-in-scientific-notation", true); err != nil {
+			return cfg, err
+		}
+		if v, ok := opts["csv.array-element-delimiter"]; ok {
+			if v == "" {
+				return cfg, errors.New("Option 'csv.array-element-delimiter' must not be empty.")
+			}
+			c.ArrayElementDelimiter = unescape(v)
+		}
+		if v, ok := opts["csv.null-literal"]; ok {
+			s := v
+			c.NullLiteral = &s
+		}
+		if c.FieldDelimiter == '\n' || c.FieldDelimiter == '\r' {
+			return cfg, fmt.Errorf("Option 'csv.field-delimiter' must not be a line break.")
+		}
+	case "json":
+		j := &cfg.JSON
+		if j.FailOnMissingField, err = parseBool(opts, "json.fail-on-missing-field", false); err != nil {
+			return cfg, err
+		}
+		if j.IgnoreParseErrors, err = parseBool(opts, "json.ignore-parse-errors", false); err != nil {
+			return cfg, err
+		}
+		if j.FailOnMissingField && j.IgnoreParseErrors {
+			return cfg, errors.New("fail-on-missing-field and ignore-parse-errors shouldn't both be true.")
+		}
+		if v, ok := opts["json.timestamp-format.standard"]; ok {
+			switch strings.ToUpper(v) {
+			case "SQL":
+			case "ISO-8601":
+				j.ISO8601 = true
+			default:
+				return cfg, fmt.Errorf("Unsupported value '%s' for timestamp-format.standard. Supported values are [SQL, ISO-8601].", v)
+			}
+		}
+		if v, ok := opts["json.map-null-key.mode"]; ok {
+			switch strings.ToUpper(v) {
+			case "FAIL", "DROP", "LITERAL":
+				j.MapNullKeyMode = strings.ToUpper(v)
+			default:
+				return cfg, fmt.Errorf("Unsupported value '%s' for option map-null-key.mode. Supported values are [LITERAL, FAIL, DROP].", v)
+			}
+		}
+		if v, ok := opts["json.map-null-key.literal"]; ok {
+			j.MapNullKeyLiteral = v
+		}
+		if j.DecimalAsPlainNumber, err = parseBool(opts, "json.encode.decimal-as-plain-number", false); err != nil {
+			return cfg, err
+		}
+		if j.IgnoreNullFields, err = parseBool(opts, "json.encode.ignore-null-fields", false); err != nil {
+			return cfg, err
+		}
+	default:
+		return cfg, fmt.Errorf("Could not find any format factory for identifier '%s' in the classpath.", cfg.Format)
+	}
+	return cfg, nil
+}
+
+// hidden reports names Flink's file enumeration skips.
+func hidden(name string) bool { return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") }
+
+// ListFiles returns the data files under path in read order: the file
+// itself, or the visible files of the directory tree sorted by path.
+func ListFiles(path string) ([]string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("File %s does not exist or the user running Flink has insufficient permissions to access it.", path)
+		}
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if !st.IsDir() {
+		return []string{path}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != path && hidden(d.Name()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", path, err)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// batchReader is what the csv and json readers have in common.
+type batchReader interface {
+	Next() (arrow.RecordBatch, error)
+}
+
+// Source reads the files of a filesystem table.
+type Source struct {
+	cfg       Config
+	physical  types.Schema
+	proj      []int
+	batchSize int
+	files     []string
+}
+
+// NewSource returns a source of the projected columns (nil: all) of a
+// table with physical schema physical, emitting batchSize rows per batch.
+func NewSource(cfg Config, physical types.Schema, projection []int, batchSize int) (*Source, error) {
+	if batchSize <= 0 {
+		batchSize = vectorized.DefaultBatchSize
+	}
+	for _, f := range physical {
+		if cfg.Format == "csv" && (f.Type.Kind == types.Map || f.Type.Kind == types.Row) {
+			return nil, fmt.Errorf("not supported yet: csv format for column %s of type %s", f.Name, f.Type)
+		}
+	}
+	return &Source{cfg: cfg, physical: physical, proj: projection, batchSize: batchSize}, nil
+}
+
+// Open lists the files to read.
+func (s *Source) Open(ctx context.Context) error {
+	files, err := ListFiles(s.cfg.Path)
+	if err != nil {
+		return err
+	}
+	s.files = files
+	return nil
+}
+
+// Run emits the rows of every file in order.
+func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
+	for _, name := range s.files {
+		if err := s.runFile(ctx, name, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Source) runFile(ctx context.Context, name string, out vectorized.Collector) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", name, err)
+	}
+	defer f.Close()
+	var rd batchReader
+	switch s.cfg.Format {
+	case "csv":
+		rd, err = csv.NewReader(f, name, s.physical, s.proj, s.cfg.CSV, s.batchSize)
+	default:
+		rd, err = json.NewReader(f, name, s.physical, s.proj, s.cfg.JSON, s.batchSize)
+	}
+	if err != nil {
+		return err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := out.Emit(ctx, vectorized.Batch{Rec: rec}); err != nil {
+			return err
+		}
+	}
+}
+
+// Close releases nothing: files are closed as they are finished.
+func (s *Source) Close() error { return nil }
+
+var _ vectorized.Source = (*Source)(nil)
+
+// batchWriter is what the csv and json writers have in common.
+type batchWriter interface {
+	Write(rec arrow.RecordBatch) error
+	Flush() error
+}
+
+// Sink writes one part file into the table's directory.
+type Sink struct {
+	cfg       Config
+	schema    types.Schema
+	overwrite bool
+	name      string // final part file name
+	tmp       string // in-progress path
+	f         *os.File
+	w         batchWriter
+	done      bool
+}
+
+// NewSink returns a sink writing rows of schema into cfg.Path.
+func NewSink(cfg Config, schema types.Schema, overwrite bool) (*Sink, error) {
+	if st, err := os.Stat(cfg.Path); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("not supported yet: writing into '%s', an existing file: the filesystem sink writes part files into a directory", cfg.Path)
+	}
+	for _, f := range schema {
+		if cfg.Format == "csv" && (f.Type.Kind == types.Map || f.Type.Kind == types.Row) {
+			return nil, fmt.Errorf("not supported yet: csv format for column %s of type %s", f.Name, f.Type)
+		}
+	}
+	return &Sink{cfg: cfg, schema: schema, overwrite: overwrite}, nil
+}
+
+func uuid() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// Open creates the directory.
+func (s *Sink) Open(ctx context.Context) error {
+	if err := os.MkdirAll(s.cfg.Path, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", s.cfg.Path, err)
+	}
+	s.name = "part-" + uuid() + "-0-0"
+	s.tmp = filepath.Join(s.cfg.Path, "."+s.name+".inprogress")
+	return nil
+}
+
+// Write appends a batch; the part file is created with the first row.
+func (s *Sink) Write(ctx context.Context, b vectorized.Batch) error {
+	if b.NumRows() == 0 {
+		return nil
+	}
+	if s.f == nil {
+		f, err := os.Create(s.tmp)
+		if err != nil {
+			return fmt.Errorf("creating %s: %w", s.tmp, err)
+		}
+		s.f = f
+		if s.cfg.Format == "csv" {
+			s.w = csv.NewWriter(f, s.schema, s.cfg.CSV)
+		} else {
+			s.w = json.NewWriter(f, s.schema, s.cfg.JSON)
+		}
+	}
+	if err := s.w.Write(b.Rec); err != nil {
+		return fmt.Errorf("writing %s: %w", s.tmp, err)
+	}
+	return nil
+}
+
+// Finish flushes and commits the part file; with overwrite it first
+// removes the visible files already in the directory.
+func (s *Sink) Finish(ctx context.Context) error {
+	if s.f != nil {
+		if err := s.w.Flush(); err != nil {
+			return fmt.Errorf("writing %s: %w", s.tmp, err)
+		}
+		if err := s.f.Close(); err != nil {
+			return fmt.Errorf("closing %s: %w", s.tmp, err)
+		}
+		s.f = nil
+	}
+	if s.overwrite {
+		entries, err := os.ReadDir(s.cfg.Path)
+		if err != nil {
+			return fmt.Errorf("listing %s: %w", s.cfg.Path, err)
+		}
+		for _, e := range entries {
+			if hidden(e.Name()) {
+				continue
+			}
+			if err := os.RemoveAll(filepath.Join(s.cfg.Path, e.Name())); err != nil {
+				return fmt.Errorf("overwriting %s: %w", s.cfg.Path, err)
+			}
+		}
+	}
+	if s.w != nil {
+		if err := os.Rename(s.tmp, filepath.Join(s.cfg.Path, s.name)); err != nil {
+			return fmt.Errorf("committing %s: %w", s.name, err)
+		}
+	}
+	s.done = true
+	return nil
+}
+
+// Close removes an uncommitted part file.
+func (s *Sink) Close() error {
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+	if !s.done && s.w != nil {
+		os.Remove(s.tmp)
+	}
+	return nil
+}

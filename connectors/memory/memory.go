@@ -1,0 +1,134 @@
+// Package memory is the connector behind tables made from in-memory Arrow
+// record batches of the Go API (TableEnvironment.FromRecords): the stream
+// interop path. A table has 'connector' = 'memory' and 'id' = the key its
+// batches were stored under in the Factory. It reads zero-copy; writing
+// appends the written batches under the table's id.
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/tablerun/tablerun/connectors"
+	"github.com/tablerun/tablerun/vectorized"
+)
+
+// Factory stores batches by id and opens sources and sinks over them. It is
+// safe for concurrent use.
+type Factory struct {
+	mu     sync.Mutex
+	tables map[string][]arrow.RecordBatch
+}
+
+// NewFactory returns an empty store.
+func NewFactory() *Factory { return &Factory{tables: map[string][]arrow.RecordBatch{}} }
+
+// Put stores batches under id, replacing what was there.
+func (f *Factory) Put(id string, batches []arrow.RecordBatch) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tables[id] = batches
+}
+
+// Get returns the batches stored under id.
+func (f *Factory) Get(id string) []arrow.RecordBatch {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.tables[id]
+}
+
+// Identifier implements connectors.Factory.
+func (f *Factory) Identifier() string { return "memory" }
+
+// RequiredOptions implements connectors.Factory.
+func (f *Factory) RequiredOptions() []string { return []string{"id"} }
+
+// OptionalOptions implements connectors.Factory.
+func (f *Factory) OptionalOptions() []string { return nil }
+
+// CreateSource implements connectors.Factory.
+func (f *Factory) CreateSource(cx *connectors.Context, spec connectors.SourceSpec) (vectorized.Source, error) {
+	id := spec.Table.Table.Options["id"]
+	f.mu.Lock()
+	batches, ok := f.tables[id]
+	f.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("memory table '%s' has no data stored under id '%s'", spec.Table.ID.Summary(), id)
+	}
+	phys := spec.Table.PhysicalSchema()
+	for _, b := range batches {
+		if int(b.NumCols()) != len(phys) {
+			return nil, fmt.Errorf("memory table '%s': stored batches have %d columns, the table declares %d", spec.Table.ID.Summary(), b.NumCols(), len(phys))
+		}
+	}
+	return &source{batches: batches, projection: spec.Projection}, nil
+}
+
+// CreateSink implements connectors.Factory.
+func (f *Factory) CreateSink(cx *connectors.Context, spec connectors.SinkSpec) (connectors.Sink, error) {
+	return &sink{f: f, id: spec.Table.Table.Options["id"], overwrite: spec.Overwrite}, nil
+}
+
+type source struct {
+	batches    []arrow.RecordBatch
+	projection []int
+}
+
+func (s *source) Open(context.Context) error { return nil }
+
+func (s *source) Run(ctx context.Context, out vectorized.Collector) error {
+	for _, b := range s.batches {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec := b
+		if s.projection != nil {
+			cols := make([]arrow.Array, len(s.projection))
+			fields := make([]arrow.Field, len(s.projection))
+			for i, p := range s.projection {
+				cols[i] = b.Column(p)
+				fields[i] = b.Schema().Field(p)
+			}
+			rec = array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, b.NumRows())
+		}
+		if err := out.Emit(ctx, vectorized.Batch{Rec: rec}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *source) Close() error { return nil }
+
+type sink struct {
+	f         *Factory
+	id        string
+	overwrite bool
+	written   []arrow.RecordBatch
+}
+
+func (s *sink) Open(context.Context) error { return nil }
+
+func (s *sink) Write(_ context.Context, b vectorized.Batch) error {
+	s.written = append(s.written, b.Rec)
+	return nil
+}
+
+func (s *sink) Finish(context.Context) error {
+	s.f.mu.Lock()
+	defer s.f.mu.Unlock()
+	if s.overwrite {
+		s.f.tables[s.id] = s.written
+	} else {
+		s.f.tables[s.id] = append(s.f.tables[s.id], s.written...)
+	}
+	return nil
+}
+
+func (s *sink) Close() error { return nil }
+
+var _ connectors.Factory = (*Factory)(nil)
