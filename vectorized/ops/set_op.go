@@ -1,0 +1,152 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/tablerun/tablerun/planner/logical"
+	"github.com/tablerun/tablerun/vectorized"
+	"github.com/tablerun/tablerun/vectorized/agg"
+)
+
+// SetOp is INTERSECT [ALL] and EXCEPT [ALL] (Flink's HashIntersect and
+// HashMinus). Whole rows are keys of an agg.GroupTable, so NULLs compare
+// equal (IS NOT DISTINCT FROM). The build (right) side is counted per row;
+// probe (left) rows stream through in their input order:
+//
+//	INTERSECT      a distinct left row that occurs on the right, once
+//	INTERSECT ALL  a left row while its occurrences so far ≤ the right count
+//	EXCEPT         a distinct left row that does not occur on the right, once
+//	EXCEPT ALL     a left row once its occurrences so far exceed the right count
+type SetOp struct {
+	kind   logical.SetOpKind
+	all    bool
+	schema *arrow.Schema
+
+	table agg.GroupTable
+	right []int64 // per group: rows on the right
+	left  []int64 // per group: left rows seen so far
+	ids   []uint32
+	cols  []arrow.Array
+}
+
+var _ BinaryOperator = (*SetOp)(nil)
+
+// NewSetOp returns the set operation over inputs of schema s.
+func NewSetOp(kind logical.SetOpKind, all bool, s *arrow.Schema) *SetOp {
+	return &SetOp{kind: kind, all: all, schema: s}
+}
+
+// Open implements BinaryOperator.
+func (s *SetOp) Open(context.Context) error {
+	if s.schema.NumFields() == 0 {
+		return fmt.Errorf("internal: set operation without columns")
+	}
+	kts := make([]arrow.DataType, s.schema.NumFields())
+	for i, f := range s.schema.Fields() {
+		kts[i] = f.Type
+	}
+	t, err := agg.NewGroupTable(kts)
+	if err != nil {
+		return err
+	}
+	s.table = t
+	s.cols = make([]arrow.Array, len(kts))
+	return nil
+}
+
+// insert maps the rows of b to group ids, growing the counters.
+func (s *SetOp) insert(b vectorized.Batch) ([]uint32, error) {
+	n := b.NumRows()
+	if int(b.Rec.NumCols()) != len(s.cols) {
+		return nil, fmt.Errorf("internal: set operation input of %d columns, want %d", b.Rec.NumCols(), len(s.cols))
+	}
+	for i := range s.cols {
+		s.cols[i] = b.Rec.Column(i)
+	}
+	if cap(s.ids) < n {
+		s.ids = make([]uint32, n)
+	}
+	ids := s.ids[:n]
+	if err := s.table.Insert(s.cols, n, ids); err != nil {
+		return nil, err
+	}
+	if g := s.table.Len(); g > len(s.right) {
+		s.right = append(s.right, make([]int64, g-len(s.right))...)
+		s.left = append(s.left, make([]int64, g-len(s.left))...)
+	}
+	return ids, nil
+}
+
+// ProcessBuild implements BinaryOperator.
+func (s *SetOp) ProcessBuild(_ context.Context, b vectorized.Batch) error {
+	if b.NumRows() == 0 {
+		return nil
+	}
+	ids, err := s.insert(b)
+	if err != nil {
+		return err
+	}
+	for _, g := range ids {
+		s.right[g]++
+	}
+	return nil
+}
+
+// FinishBuild implements BinaryOperator.
+func (s *SetOp) FinishBuild(context.Context) error { return nil }
+
+// Process implements BinaryOperator.
+func (s *SetOp) Process(ctx context.Context, b vectorized.Batch, out vectorized.Collector) error {
+	if b.NumRows() == 0 {
+		return nil
+	}
+	ids, err := s.insert(b)
+	if err != nil {
+		return err
+	}
+	var sel []int32
+	for i, g := range ids {
+		seen := s.left[g]
+		s.left[g]++
+		var keep bool
+		switch {
+		case s.kind == logical.Intersect && s.all:
+			keep = seen < s.right[g]
+		case s.kind == logical.Intersect:
+			keep = seen == 0 && s.right[g] > 0
+		case s.all:
+			keep = seen >= s.right[g]
+		default:
+			keep = seen == 0 && s.right[g] == 0
+		}
+		if keep {
+			sel = append(sel, int32(i))
+		}
+	}
+	if len(sel) == 0 {
+		return nil
+	}
+	rec := b.Rec
+	if len(sel) < len(ids) {
+		if rec, err = Gather(rec, sel, s.schema); err != nil {
+			return err
+		}
+	} else if rec, err = NewRecord(s.schema, rec.Columns(), rec.NumRows()); err != nil {
+		return err
+	}
+	return out.Emit(ctx, vectorized.Batch{Rec: rec})
+}
+
+// OnMarker implements BinaryOperator.
+func (s *SetOp) OnMarker(ctx context.Context, m vectorized.Marker, out vectorized.Collector) error {
+	return out.EmitMarker(ctx, m)
+}
+
+// Close implements BinaryOperator.
+func (s *SetOp) Close() error {
+	s.table = nil
+	return nil
+}
