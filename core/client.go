@@ -1,0 +1,54 @@
+package core
+
+import (
+	"io"
+	"strings"
+
+	"github.com/tablerun/tablerun/core/config"
+)
+
+// Messages of Flink's SQL client.
+const (
+	MsgStatementSucceeded = "[INFO] Execute statement succeeded."
+	MsgDMLComplete        = "[INFO] Complete execution of the SQL update statement."
+	MsgErrorPrefix        = "[ERROR] Could not execute SQL statement. Reason:"
+)
+
+// OutputTag classifies what the SQL client printed for a statement: "error",
+// "info" or "ok" (a result table or "Empty set"), as the !-tags of Flink's
+// .q test scripts.
+func OutputTag(res *TableResult, err error) string {
+	switch {
+	case err != nil:
+		return "error"
+	case res.IsDML() || res.Kind() == Success:
+		return "info"
+	}
+	return "ok"
+}
+
+// PrintClientResult writes what Flink's SQL client prints in tableau mode
+// for the outcome of one statement (res or err), using the session's
+// options (sql-client.display.print-time-cost for query footers). INSERT
+// runs synchronously in tablerun, so it always prints the dml-sync message.
+func PrintClientResult(w io.Writer, cfg *config.Config, res *TableResult, err error) error {
+	var b strings.Builder
+	switch {
+	case err != nil:
+		b.WriteString(MsgErrorPrefix)
+		b.WriteByte('\n')
+		b.WriteString(Reason(err))
+		b.WriteByte('\n')
+	case res.IsDML():
+		b.WriteString(MsgDMLComplete + "\n")
+	case res.Kind() == Success:
+		b.WriteString(MsgStatementSucceeded + "\n")
+	default:
+		timed := cfg != nil && cfg.PrintTimeCost() && res.IsQuery()
+		if err := res.print(&b, timed); err != nil {
+			return err
+		}
+	}
+	_, werr := io.WriteString(w, b.String())
+	return werr
+}

@@ -1,0 +1,377 @@
+// Package core is tablerun's facade: the TableEnvironment that runs Flink
+// SQL statements end to end (parse, validate, optimize, execute), the
+// TableResult it returns and the tableau printer of Flink's SQL client.
+//
+// Execution modes. InBatchMode runs every query with batch semantics over
+// bounded sources. InStreamingMode is accepted, and DDL, SET, SHOW and
+// DESCRIBE work in it, but anything that would run a job (queries, INSERT,
+// EXPLAIN) fails with "not supported yet: streaming execution" until the
+// streaming engine lands: running bounded data with batch semantics in a
+// streaming session would print a different changelog than Flink does.
+// AUTOMATIC behaves as BATCH because all supported sources are bounded.
+package core
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/tablerun/tablerun/connectors"
+	"github.com/tablerun/tablerun/core/catalog"
+	"github.com/tablerun/tablerun/core/config"
+	"github.com/tablerun/tablerun/core/function"
+	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/planner"
+	"github.com/tablerun/tablerun/planner/ast"
+	"github.com/tablerun/tablerun/planner/logical"
+	"github.com/tablerun/tablerun/planner/parser"
+	"github.com/tablerun/tablerun/planner/physical"
+	"github.com/tablerun/tablerun/planner/validate"
+	"github.com/tablerun/tablerun/vectorized"
+	"github.com/tablerun/tablerun/vectorized/build"
+)
+
+// EnvironmentSettings configure a new TableEnvironment. Build them with
+// InBatchMode or InStreamingMode and refine with WithOption.
+type EnvironmentSettings struct {
+	options map[string]string
+}
+
+// InBatchMode returns settings for batch execution
+// (execution.runtime-mode = BATCH).
+func InBatchMode() EnvironmentSettings {
+	return EnvironmentSettings{options: map[string]string{config.KeyRuntimeMode: "BATCH"}}
+}
+
+// InStreamingMode returns settings for streaming execution. STREAMING is
+// Flink's default for execution.runtime-mode, so (as in Flink's SQL client)
+// the option is not set explicitly and `SET;` does not list it. Jobs are
+// not supported yet in this mode; see the package documentation.
+func InStreamingMode() EnvironmentSettings {
+	return EnvironmentSettings{options: map[string]string{}}
+}
+
+// WithOption returns a copy of s with one more initial session option. The
+// options are the session's initial configuration: RESET returns to them.
+func (s EnvironmentSettings) WithOption(key, value string) EnvironmentSettings {
+	m := make(map[string]string, len(s.options)+1)
+	for k, v := range s.options {
+		m[k] = v
+	}
+	m[key] = value
+	return EnvironmentSettings{options: m}
+}
+
+// TableEnvironment is a session: a configuration, a catalog manager and the
+// registries of functions and connectors. It runs one statement at a time
+// and is not safe for concurrent use.
+type TableEnvironment struct {
+	cfg     *config.Config
+	cat     *catalog.Manager
+	fns     *function.Registry
+	conns   *connectors.Registry
+	stdout  io.Writer
+	stderr  io.Writer
+	initErr error
+	now     func() time.Time
+	// stmtSet collects the INSERTs between BEGIN STATEMENT SET and END;
+	// nil outside a statement set.
+	stmtSet []*logical.Sink
+	// catalogInfo holds the comment and options of catalogs made by
+	// CREATE CATALOG.
+	catalogInfo map[string]*catalogInfo
+}
+
+// NewTableEnvironment returns a new session. An invalid option in settings
+// does not panic: every statement of the session then fails with it.
+func NewTableEnvironment(settings EnvironmentSettings) *TableEnvironment {
+	cfg, err := config.New(settings.options)
+	if err != nil {
+		cfg, _ = config.New(nil)
+	}
+	e := &TableEnvironment{
+		cfg:    cfg,
+		fns:    function.Builtins(),
+		conns:  connectors.Builtin(),
+		stdout: os.Stdout,
+		stderr: os.Stderr,
+		now:    time.Now,
+
+		catalogInfo: map[string]*catalogInfo{},
+	}
+	if err != nil {
+		e.initErr = classify(KindValidation, err)
+	}
+	e.cat = catalog.NewManager(cfg.BuiltinCatalog(), cfg.BuiltinDatabase())
+	return e
+}
+
+// SetOutput sets where connectors that print (print) write; the default is
+// the process's stdout and stderr.
+func (e *TableEnvironment) SetOutput(stdout, stderr io.Writer) {
+	e.stdout, e.stderr = stdout, stderr
+}
+
+// Config returns the session configuration. Changing it directly skips
+// SET's validation messages but not its checks.
+func (e *TableEnvironment) Config() *config.Config { return e.cfg }
+
+// Catalogs returns the session's catalog manager.
+func (e *TableEnvironment) Catalogs() *catalog.Manager { return e.cat }
+
+// Functions returns the session's function registry.
+func (e *TableEnvironment) Functions() *function.Registry { return e.fns }
+
+// ExecuteSQL parses and runs one statement eagerly: DDL changes the
+// catalog, SET/RESET the configuration, queries and INSERT run their job to
+// the end. A statement that fails returns an *Error and leaves the session
+// unchanged.
+func (e *TableEnvironment) ExecuteSQL(ctx context.Context, sql string) (res *TableResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, recovered(r)
+		}
+	}()
+	if e.initErr != nil {
+		return nil, e.initErr
+	}
+	start := e.now()
+	st, err := parser.ParseStatement(sql)
+	if err != nil {
+		return nil, classify(KindParse, err)
+	}
+	res, err = e.execute(ctx, st, start)
+	if err != nil {
+		return nil, err
+	}
+	res.elapsed = time.Since(start)
+	return res, nil
+}
+
+// SQLQuery parses and validates a query and returns it as a Table without
+// running anything.
+func (e *TableEnvironment) SQLQuery(sql string) (t *Table, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t, err = nil, recovered(r)
+		}
+	}()
+	if e.initErr != nil {
+		return nil, e.initErr
+	}
+	st, err := parser.ParseStatement(sql)
+	if err != nil {
+		return nil, classify(KindParse, err)
+	}
+	q, ok := st.(*ast.QueryStmt)
+	if !ok {
+		return nil, classify(KindValidation, fmt.Errorf("Unsupported SQL query! sqlQuery() only accepts a single SQL query."))
+	}
+	plan, err := e.validator(e.now()).Query(q.Query)
+	if err != nil {
+		return nil, classify(KindValidation, err)
+	}
+	return &Table{env: e, plan: plan}, nil
+}
+
+// Table is a validated query that has not run. Execute runs it; Explain
+// shows its plan.
+type Table struct {
+	env  *TableEnvironment
+	plan logical.Node
+}
+
+// Schema returns the columns of the query's result.
+func (t *Table) Schema() types.Schema { return t.plan.Schema() }
+
+// Execute runs the query to the end with the session's current
+// configuration and returns its rows.
+func (t *Table) Execute(ctx context.Context) (res *TableResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, recovered(r)
+		}
+	}()
+	start := t.env.now()
+	res, err = t.env.runQuery(ctx, t.plan, start)
+	if err != nil {
+		return nil, err
+	}
+	res.elapsed = time.Since(start)
+	return res, nil
+}
+
+// Explain returns the query's plan in Flink's EXPLAIN layout.
+func (t *Table) Explain() (text string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			text, err = "", recovered(r)
+		}
+	}()
+	return t.env.explain(t.plan, nil, t.env.now())
+}
+
+func (e *TableEnvironment) validator(now time.Time) *validate.Validator {
+	return validate.New(e.cat, e.fns, validate.Options{
+		Loc:       e.cfg.LocalTimeZone(),
+		Now:       now,
+		Streaming: e.cfg.RuntimeMode() == config.Streaming,
+	})
+}
+
+func (e *TableEnvironment) evalContext(now time.Time) *function.EvalContext {
+	return &function.EvalContext{Loc: e.cfg.LocalTimeZone(), Now: now}
+}
+
+// planOptions returns the optimizer options: the rules switched off by
+// table.optimizer.disabled-rules.
+func (e *TableEnvironment) planOptions() planner.Options {
+	if e.cfg.AllRulesDisabled() {
+		return planner.AllRulesOff()
+	}
+	m := map[string]bool{}
+	for _, n := range e.cfg.DisabledRules() {
+		m[n] = true
+	}
+	return planner.Options{Disabled: m}
+}
+
+// checkBatch fails for jobs in streaming mode (see the package comment).
+func (e *TableEnvironment) checkBatch() error {
+	if e.cfg.RuntimeMode() == config.Streaming {
+		return unsupported("streaming execution (SET 'execution.runtime-mode' = 'batch' to run in batch mode)")
+	}
+	return nil
+}
+
+// optimize runs the rules and the physical translation.
+func (e *TableEnvironment) optimize(plan logical.Node, now time.Time) (logical.Node, physical.Node, error) {
+	opt, phys, err := planner.Optimize(plan, e.fns, e.evalContext(now), e.planOptions())
+	if err != nil {
+		return nil, nil, classify(KindPlanner, err)
+	}
+	return opt, phys, nil
+}
+
+func (e *TableEnvironment) buildEnv(now time.Time) *build.Env {
+	par := e.cfg.DefaultParallelism()
+	if par <= 0 {
+		par = 1
+	}
+	return &build.Env{
+		Connectors: e.conns,
+		Conn: &connectors.Context{
+			Loc:         e.cfg.LocalTimeZone(),
+			Stdout:      e.stdout,
+			Stderr:      e.stderr,
+			Parallelism: par,
+			BatchSize:   e.cfg.BatchSize(),
+			Bounded:     true,
+		},
+		Functions: e.fns,
+		Eval:      e.evalContext(now),
+	}
+}
+
+// runQuery optimizes and runs a query plan and collects its rows.
+func (e *TableEnvironment) runQuery(ctx context.Context, plan logical.Node, now time.Time) (*TableResult, error) {
+	if err := e.checkBatch(); err != nil {
+		return nil, err
+	}
+	_, phys, err := e.optimize(plan, now)
+	if err != nil {
+		return nil, err
+	}
+	schema := plan.Schema()
+	var rows [][]any
+	err = build.Run(ctx, phys, e.buildEnv(now), func(b vectorized.Batch) error {
+		if b.Rec == nil {
+			return nil
+		}
+		rows = append(rows, types.RecordRows(b.Rec, schema)...)
+		return nil
+	})
+	if err != nil {
+		return nil, classify(KindExecution, err)
+	}
+	return &TableResult{
+		kind:     SuccessWithContent,
+		schema:   schema,
+		rows:     rows,
+		query:    true,
+		loc:      e.cfg.LocalTimeZone(),
+		maxWidth: e.cfg.MaxColumnWidth(),
+	}, nil
+}
+
+// runInsert validates, optimizes and runs an INSERT to the end.
+func (e *TableEnvironment) runInsert(ctx context.Context, s *ast.Insert, now time.Time) (*TableResult, error) {
+	sink, err := e.validator(now).Insert(s)
+	if err != nil {
+		return nil, classify(KindValidation, err)
+	}
+	return e.runSinks(ctx, []*logical.Sink{sink}, now)
+}
+
+// runSinks optimizes and runs INSERT plans one after the other (a
+// statement set). The result has one BIGINT column per sink, named after
+// it, holding -1, as Flink's.
+func (e *TableEnvironment) runSinks(ctx context.Context, sinks []*logical.Sink, now time.Time) (*TableResult, error) {
+	if err := e.checkBatch(); err != nil {
+		return nil, err
+	}
+	plans := make([]physical.Node, len(sinks))
+	for i, sink := range sinks {
+		_, phys, err := e.optimize(sink, now)
+		if err != nil {
+			return nil, err
+		}
+		plans[i] = phys
+	}
+	res := &TableResult{kind: SuccessWithContent, dml: true, rows: [][]any{{}}}
+	seen := map[string]int{}
+	for i, phys := range plans {
+		if err := build.Run(ctx, phys, e.buildEnv(now), func(vectorized.Batch) error { return nil }); err != nil {
+			return nil, classify(KindExecution, err)
+		}
+		name := "sink"
+		if sinks[i].Table != nil {
+			name = sinks[i].Table.ID.Summary()
+		}
+		if n := seen[name]; n > 0 {
+			seen[name] = n + 1
+			name = fmt.Sprintf("%s_%d", name, n)
+		} else {
+			seen[name] = 1
+		}
+		res.schema = append(res.schema, types.Field{Name: name, Type: types.BigIntT})
+		res.rows[0] = append(res.rows[0], int64(-1))
+	}
+	return res, nil
+}
+
+// explain plans a query or an INSERT and returns Flink's EXPLAIN text.
+func (e *TableEnvironment) explain(plan logical.Node, details []string, now time.Time) (string, error) {
+	if err := e.checkBatch(); err != nil {
+		return "", err
+	}
+	if err := planner.CheckExplainDetails(details); err != nil {
+		return "", classify(KindValidation, err)
+	}
+	_, phys, err := e.optimize(plan, now)
+	if err != nil {
+		return "", err
+	}
+	return planner.Explain(plan, phys, details), nil
+}
+
+// stringResult is a single-STRING-column result such as SHOW's.
+func stringResult(header string, values []string) *TableResult {
+	rows := make([][]any, len(values))
+	for i, v := range values {
+		rows[i] = []any{v}
+	}
+	return &TableResult{kind: SuccessWithContent, schema: types.Schema{{Name: header, Type: types.StringT}}, rows: rows}
+}

@@ -1,0 +1,199 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"runtime/debug"
+	"strings"
+
+	"github.com/tablerun/tablerun/core/catalog"
+	"github.com/tablerun/tablerun/planner/parser"
+)
+
+// Java exception classes used to report errors the way Flink's SQL client
+// does ("<class>: <message>").
+const (
+	ClassParse            = "org.apache.flink.sql.parser.impl.ParseException"
+	ClassValidation       = "org.apache.flink.table.api.ValidationException"
+	ClassTable            = "org.apache.flink.table.api.TableException"
+	ClassCatalog          = "org.apache.flink.table.catalog.exceptions.CatalogException"
+	ClassTableExists      = "org.apache.flink.table.catalog.exceptions.TableAlreadyExistException"
+	ClassTableNotExist    = "org.apache.flink.table.catalog.exceptions.TableNotExistException"
+	ClassDatabaseExists   = "org.apache.flink.table.catalog.exceptions.DatabaseAlreadyExistException"
+	ClassDatabaseNotExist = "org.apache.flink.table.catalog.exceptions.DatabaseNotExistException"
+	ClassDatabaseNotEmpty = "org.apache.flink.table.catalog.exceptions.DatabaseNotEmptyException"
+	ClassSQLExecution     = "org.apache.flink.table.gateway.service.utils.SqlExecutionException"
+	ClassRuntime          = "java.lang.RuntimeException"
+)
+
+// ErrorKind says in which step a statement failed.
+type ErrorKind uint8
+
+// Error kinds, from the earliest step to the last.
+const (
+	// KindParse: the SQL text is not valid syntax.
+	KindParse ErrorKind = iota
+	// KindValidation: names, types or options are wrong (planning time).
+	KindValidation
+	// KindCatalog: a catalog operation failed (exists / does not exist…).
+	KindCatalog
+	// KindUnsupported: valid Flink SQL that tablerun does not run yet.
+	KindUnsupported
+	// KindPlanner: the optimizer or the physical translation failed.
+	KindPlanner
+	// KindExecution: the job failed while running.
+	KindExecution
+	// KindInternal: a bug in tablerun (a recovered panic); see ErrInternal.
+	KindInternal
+)
+
+// Error is the error returned by TableEnvironment for a failed statement.
+// Class is the Java exception class Flink reports for the same failure and
+// Error() is the message Flink prints after "<class>: ".
+type Error struct {
+	Kind  ErrorKind
+	Class string
+	Err   error
+	// Stack is the goroutine stack of a recovered panic (KindInternal).
+	Stack string
+}
+
+// Error returns the message without the class name.
+func (e *Error) Error() string { return message(e.Err) }
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Reason returns "<class>: <message>", the line the SQL client prints after
+// "[ERROR] Could not execute SQL statement. Reason:".
+func (e *Error) Reason() string { return e.Class + ": " + e.Error() }
+
+// javaClasser is implemented by errors that know their Flink exception class.
+type javaClasser interface{ JavaClass() string }
+
+// ErrInternal is matched by the error a statement returns when tablerun
+// panicked while running it: a bug, never the user's fault. The panic is
+// recovered so that a session (and the CLI) survives it.
+var ErrInternal = errors.New("internal error")
+
+// recovered turns a panic value into a KindInternal error.
+func recovered(r any) *Error {
+	return &Error{Kind: KindInternal, Class: ClassTable, Err: fmt.Errorf("%w: %v", ErrInternal, r), Stack: string(debug.Stack())}
+}
+
+// ErrNotSupported is matched by errors for features tablerun does not
+// support yet; their messages start with "not supported yet: ".
+var ErrNotSupported = errors.New("not supported yet")
+
+func unsupported(format string, args ...any) error {
+	return &Error{Kind: KindUnsupported, Class: ClassTable, Err: fmt.Errorf("%w: "+format, append([]any{ErrNotSupported}, args...)...)}
+}
+
+// Reason formats any error returned by this package as "<class>: <message>".
+func Reason(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Reason()
+	}
+	return classify(KindExecution, err).Reason()
+}
+
+// classify wraps err as an *Error of the given step, choosing the Java class
+// from the error itself where it knows better.
+func classify(kind ErrorKind, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var pe *parser.Error
+	if errors.As(err, &pe) {
+		if pe.Unsupported {
+			return &Error{Kind: KindUnsupported, Class: ClassTable, Err: err}
+		}
+		return &Error{Kind: KindParse, Class: ClassParse, Err: err}
+	}
+	var jc javaClasser
+	if errors.As(err, &jc) {
+		return &Error{Kind: kind, Class: jc.JavaClass(), Err: err}
+	}
+	msg := err.Error()
+	if errors.Is(err, ErrNotSupported) || errors.Is(err, parser.ErrNotSupported) || strings.HasPrefix(msg, "not supported yet") {
+		return &Error{Kind: KindUnsupported, Class: ClassTable, Err: err}
+	}
+	switch {
+	case errors.Is(err, catalog.ErrAlreadyExists) && strings.HasPrefix(msg, "Table (or view)"):
+		return &Error{Kind: KindCatalog, Class: ClassTableExists, Err: err}
+	case errors.Is(err, catalog.ErrAlreadyExists) && strings.HasPrefix(msg, "Database"):
+		return &Error{Kind: KindCatalog, Class: ClassDatabaseExists, Err: err}
+	case errors.Is(err, catalog.ErrNotFound) && strings.HasPrefix(msg, "Database") && kind == KindCatalog:
+		return &Error{Kind: KindCatalog, Class: ClassDatabaseNotExist, Err: err}
+	case strings.HasPrefix(msg, "A database with name"), strings.HasPrefix(msg, "A catalog with name"),
+		strings.HasPrefix(msg, "Cannot drop a catalog"),
+		strings.HasPrefix(msg, "Catalog ") && strings.HasSuffix(msg, " already exists."):
+		return &Error{Kind: KindCatalog, Class: ClassCatalog, Err: err}
+	case strings.Contains(msg, "Could not find any factory for identifier"),
+		strings.Contains(msg, "Unsupported options found for"),
+		strings.Contains(msg, "Missing required options are"),
+		strings.Contains(msg, "Table options do not contain an option key 'connector'"):
+		// Connector discovery and option validation happen when the job is
+		// built, but Flink reports them as planning (validation) errors.
+		return &Error{Kind: KindValidation, Class: ClassValidation, Err: err}
+	case strings.HasPrefix(msg, "Database ") && strings.Contains(msg, "is not empty"):
+		return &Error{Kind: KindCatalog, Class: ClassDatabaseNotEmpty, Err: err}
+	}
+	switch kind {
+	case KindParse:
+		return &Error{Kind: kind, Class: ClassParse, Err: err}
+	case KindValidation, KindCatalog:
+		return &Error{Kind: kind, Class: ClassValidation, Err: err}
+	case KindPlanner:
+		return &Error{Kind: kind, Class: ClassTable, Err: err}
+	}
+	return &Error{Kind: kind, Class: ClassRuntime, Err: err}
+}
+
+// sentinelSuffix matches the ": not found" / ": already exists" tails that
+// wrapping the catalog's sentinel errors leaves on a message.
+var sentinelSuffix = regexp.MustCompile(`: (not found|already exists)$`)
+
+// message is the text Flink would print: parse errors without the
+// "SQL parse failed. " prefix, catalog sentinels stripped.
+func message(err error) string {
+	if err == nil {
+		return ""
+	}
+	var pe *parser.Error
+	if errors.As(err, &pe) && !pe.Unsupported {
+		return strings.TrimPrefix(pe.Error(), "SQL parse failed. ")
+	}
+	msg := err.Error()
+	if sentinelSuffix.MatchString(msg) {
+		// Flink's catalog exceptions end their messages with a period.
+		msg = sentinelSuffix.ReplaceAllString(msg, "")
+		if !strings.HasSuffix(msg, ".") {
+			msg += "."
+		}
+	}
+	return msg
+}
+
+// ShiftPosition moves the line and column of a parse error by the start of
+// the statement inside a larger script (line and col are the 1-based
+// position of the statement's first character). Other errors are returned
+// unchanged.
+func ShiftPosition(err error, line, col int) error {
+	var pe *parser.Error
+	if !errors.As(err, &pe) || pe.Unsupported || pe.Line <= 0 || (line <= 1 && col <= 1) {
+		return err
+	}
+	c := *pe
+	if c.Line == 1 {
+		c.Col += col - 1
+	}
+	c.Line += line - 1
+	c.Msg = strings.Replace(c.Msg, fmt.Sprintf("at line %d, column %d", pe.Line, pe.Col),
+		fmt.Sprintf("at line %d, column %d", c.Line, c.Col), 1)
+	e := classify(KindParse, pe)
+	return &Error{Kind: e.Kind, Class: e.Class, Err: &c}
+}

@@ -1,0 +1,58 @@
+package function
+
+// Builtins returns a new registry holding every built-in scalar function
+// and operator, registered under its canonical upper-case name.
+//
+// Operators (names as in planner/logical.Call): "+", "-", "*", "/", "MOD",
+// "NEGATE", "=", "<>", "<", "<=", ">", ">=", "AND", "OR", "NOT",
+// "IS NULL", "IS NOT NULL", "IS TRUE", "IS NOT TRUE", "IS FALSE",
+// "IS NOT FALSE", "IS DISTINCT FROM", "IS NOT DISTINCT FROM",
+// "LIKE" (value, pattern [, escape]), "IN" (value, items…), "CONCAT" (also
+// for ||), "COALESCE", "NULLIF", "$FIELD", "$ITEM", "$ROW", "$ARRAY",
+// "$MAP". CASE and CAST are not functions: the evaluators handle them.
+//
+// Calling conventions the validator must follow:
+//
+//   - TRIM: name "TRIM", arguments (mode, chars, str) where mode is a STRING
+//     literal 'BOTH', 'LEADING' or 'TRAILING' and chars the characters to
+//     strip (' ' when the SQL omits it). LTRIM(str) / RTRIM(str) take one
+//     argument (strip spaces); LTRIM(str, chars) / RTRIM(str, chars) two.
+//     BTRIM(str[, chars]) is TRIM BOTH.
+//   - EXTRACT: name "EXTRACT", arguments (unit, x) where unit is a STRING
+//     literal: 'MILLENNIUM', 'CENTURY', 'DECADE', 'YEAR', 'QUARTER',
+//     'MONTH', 'WEEK', 'DAY', 'DOW', 'DOY', 'HOUR', 'MINUTE', 'SECOND',
+//     'MILLISECOND', 'MICROSECOND', 'EPOCH'. Result BIGINT.
+//   - TIMESTAMPADD(unit, n, ts) and TIMESTAMPDIFF(unit, ts1, ts2): unit is a
+//     STRING literal ('YEAR', 'QUARTER', 'MONTH', 'WEEK', 'DAY', 'HOUR',
+//     'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND', and the SQL_TSI_*
+//     spellings).
+//   - FLOOR(x TO unit) / CEIL(x TO unit): name "FLOOR"/"CEIL" with
+//     arguments (x, unit) where unit is a STRING literal; only FLOOR/CEIL
+//     of numbers are supported so far.
+//   - POSITION(needle IN haystack): name "POSITION", arguments (needle,
+//     haystack) (1-based; 0 when absent).
+//   - SUBSTRING(s FROM a [FOR n]): name "SUBSTRING", arguments (s, a[, n]).
+//   - OVERLAY is not supported yet.
+//   - $FIELD(row, INT literal index): the result type depends on the index,
+//     so the validator sets Call.T itself; Infer only checks that the first
+//     argument is a ROW and returns the type of field 0.
+//   - ROUND(x, r) / TRUNCATE(x, r) with x DECIMAL(p, s) and r an INT
+//     literal: set Call.T = RoundDecimalType(x's type, r) (Infer cannot see
+//     r and keeps DECIMAL(p, s) for the two-argument form).
+//   - $ITEM(array, index) is 1-based and NULL when out of range;
+//     $ITEM(map, key) is NULL for a missing key.
+//   - $ROW(args…) names its fields EXPR$0, EXPR$1, … (the validator may
+//     rename them); $MAP(k1, v1, k2, v2, …).
+//   - Functions whose Infer returns argument types ask for casts: the
+//     validator wraps those arguments in logical.Cast (for example both
+//     operands of a comparison are cast to their common type, so Eval
+//     sees equal types).
+func Builtins() *Registry {
+	r := NewRegistry()
+	registerOperators(r)
+	registerString(r)
+	registerMath(r)
+	registerTemporal(r)
+	registerMisc(r)
+	return r
+}
