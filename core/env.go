@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/tablerun/tablerun/connectors"
+	"github.com/tablerun/tablerun/connectors/memory"
 	"github.com/tablerun/tablerun/core/catalog"
 	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/core/function"
@@ -82,6 +83,8 @@ type TableEnvironment struct {
 	// catalogInfo holds the comment and options of catalogs made by
 	// CREATE CATALOG.
 	catalogInfo map[string]*catalogInfo
+	// mem holds the batches of tables made by FromRecords; nil until used.
+	mem *memory.Factory
 }
 
 // NewTableEnvironment returns a new session. An invalid option in settings

@@ -112,3 +112,84 @@ func MustArrowSchema(s Schema) *arrow.Schema {
 	}
 	return as
 }
+
+// FromArrow maps an Arrow type back to the logical type that ArrowType maps
+// to it (strings become STRING, binaries BYTES, timestamps with a zone
+// TIMESTAMP_LTZ, microsecond or coarser precision as declared by the unit).
+func FromArrow(dt arrow.DataType, nullable bool) (Type, error) {
+	var t Type
+	switch d := dt.(type) {
+	case *arrow.BooleanType:
+		t = BooleanT
+	case *arrow.Int8Type:
+		t = TinyIntT
+	case *arrow.Int16Type:
+		t = SmallIntT
+	case *arrow.Int32Type:
+		t = IntT
+	case *arrow.Int64Type:
+		t = BigIntT
+	case *arrow.Float32Type:
+		t = FloatT
+	case *arrow.Float64Type:
+		t = DoubleT
+	case *arrow.Decimal128Type:
+		t = DecimalOf(int(d.Precision), int(d.Scale))
+	case *arrow.StringType:
+		t = StringT
+	case *arrow.BinaryType:
+		t = BytesT
+	case *arrow.Date32Type:
+		t = DateT
+	case *arrow.Time32Type:
+		if d.Unit != arrow.Millisecond {
+			return Type{}, fmt.Errorf("not supported yet: Arrow %s (TIME is time32[ms])", dt)
+		}
+		t = TimeOf(3)
+	case *arrow.TimestampType:
+		if d.Unit != arrow.Microsecond {
+			return Type{}, fmt.Errorf("not supported yet: Arrow %s (timestamps are timestamp[us])", dt)
+		}
+		if d.TimeZone != "" {
+			t = TimestampLTZOf(6)
+		} else {
+			t = TimestampOf(6)
+		}
+	case *arrow.DurationType:
+		if d.Unit != arrow.Millisecond {
+			return Type{}, fmt.Errorf("not supported yet: Arrow %s (intervals are duration[ms])", dt)
+		}
+		t = IntervalDT
+	case *arrow.MonthIntervalType:
+		t = IntervalYM
+	case *arrow.MapType:
+		k, err := FromArrow(d.KeyType(), false)
+		if err != nil {
+			return Type{}, err
+		}
+		v, err := FromArrow(d.ItemType(), d.ItemField().Nullable)
+		if err != nil {
+			return Type{}, err
+		}
+		t = MapOf(k, v)
+	case *arrow.ListType:
+		e, err := FromArrow(d.Elem(), d.ElemField().Nullable)
+		if err != nil {
+			return Type{}, err
+		}
+		t = ArrayOf(e)
+	case *arrow.StructType:
+		fs := make([]Field, d.NumFields())
+		for i, f := range d.Fields() {
+			ft, err := FromArrow(f.Type, f.Nullable)
+			if err != nil {
+				return Type{}, err
+			}
+			fs[i] = Field{Name: f.Name, Type: ft}
+		}
+		t = RowOf(fs...)
+	default:
+		return Type{}, fmt.Errorf("not supported yet: Arrow type %s", dt)
+	}
+	return t.WithNullable(nullable), nil
+}

@@ -73,3 +73,15 @@ func TestTimestampPrecisionBeyondMicros(t *testing.T) {
 	_, err := ArrowType(TimestampOf(9))
 	require.ErrorContains(t, err, "not supported yet")
 }
+
+func TestFromArrowRoundTrip(t *testing.T) {
+	for _, lt := range []Type{BooleanT, TinyIntT, SmallIntT, IntT, BigIntT.WithNullable(false), FloatT, DoubleT,
+		DecimalOf(10, 2), StringT, BytesT, DateT, TimestampOf(6), TimestampLTZOf(6), IntervalDT, IntervalYM,
+		ArrayOf(IntT), MapOf(StringT.WithNullable(false), IntT), RowOf(Field{Name: "a", Type: IntT})} {
+		at, err := ArrowType(lt)
+		require.NoError(t, err)
+		back, err := FromArrow(at, lt.Nullable())
+		require.NoError(t, err)
+		require.True(t, lt.Equal(back), "%s came back as %s", lt, back)
+	}
+}

@@ -1,0 +1,58 @@
+package core
+
+import (
+	"context"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stretchr/testify/require"
+)
+
+func TestFromRecordsAndExecuteArrow(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "v", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	}, nil)
+	var recs []arrow.RecordBatch
+	for part := 0; part < 3; part++ {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+		for i := 0; i < 5; i++ {
+			b.Field(0).(*array.Int64Builder).Append(int64(i % 2))
+			b.Field(1).(*array.Float64Builder).Append(float64(part*10 + i))
+		}
+		recs = append(recs, b.NewRecordBatch())
+		b.Release()
+	}
+	env := NewTableEnvironment(InBatchMode())
+	require.NoError(t, env.FromRecords("t", schema, recs))
+
+	tbl, err := env.SQLQuery("SELECT k, SUM(v) AS s, COUNT(*) AS c FROM t GROUP BY k ORDER BY k")
+	require.NoError(t, err)
+	var got [][]any
+	require.NoError(t, tbl.ExecuteArrow(context.Background(), func(rec arrow.RecordBatch) error {
+		for i := 0; i < int(rec.NumRows()); i++ {
+			got = append(got, []any{
+				rec.Column(0).(*array.Int64).Value(i),
+				rec.Column(1).(*array.Float64).Value(i),
+				rec.Column(2).(*array.Int64).Value(i),
+			})
+		}
+		return nil
+	}))
+	// k=0 takes i = 0, 2, 4 of each part: 3*(0+2+4) + 10*3 + 20*3 = 108.
+	// k=1 takes i = 1, 3: 3*(1+3) + 10*2 + 20*2 = 72.
+	require.Equal(t, [][]any{{int64(0), 108.0, int64(9)}, {int64(1), 72.0, int64(6)}}, got)
+
+	// The table is temporary: DESCRIBE sees it with the mapped types.
+	res, err := env.ExecuteSQL(context.Background(), "DESCRIBE t")
+	require.NoError(t, err)
+	require.Equal(t, "BIGINT", res.Rows()[0][1])
+	require.Equal(t, "DOUBLE", res.Rows()[1][1])
+
+	// A batch of another schema is refused; the session stays usable.
+	other := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int32}}, nil)
+	require.Error(t, env.FromRecords("u", other, recs))
+	require.Error(t, env.FromRecords("t", schema, recs), "a second temporary table t must be refused")
+}
