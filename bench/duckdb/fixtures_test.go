@@ -62,7 +62,7 @@ func groupByRecords(tb testing.TB, keys int) []arrow.RecordBatch {
 }
 
 // csvFile returns the path of the shared CSVRows-row, CSVKeys-key CSV file
-// (header k,v, written once per process into a temporary directory).
+// (no header line, written once per process into a temporary directory).
 func csvFile(tb testing.TB) string {
 	tb.Helper()
 	csvOnce.Do(func() {

@@ -124,9 +124,10 @@ func RecordBatches[V int64 | float64](mem memory.Allocator, keys []int64, values
 	return out, nil
 }
 
-// WriteCSV writes a CSV file at path with the header "k,v" and rows lines of
-// two integers: the keys of GroupByIntData(rows, keys, seed) and its values.
-// An existing file is replaced.
+// WriteCSV writes a CSV file at path of rows lines of two integers, the
+// keys of GroupByIntData(rows, keys, seed) and its values, without a header
+// line (Flink's csv format has no header option). An existing file is
+// replaced.
 func WriteCSV(path string, rows, keys int, seed uint64) (err error) {
 	ks, vs, err := GroupByIntData(rows, keys, seed)
 	if err != nil {
@@ -143,7 +144,6 @@ func WriteCSV(path string, rows, keys int, seed uint64) (err error) {
 	}()
 	w := bufio.NewWriterSize(f, 1<<20)
 	line := make([]byte, 0, 64)
-	line = append(line, "k,v\n"...)
 	for i := range ks {
 		line = strconv.AppendInt(line, ks[i], 10)
 		line = append(line, ',')
