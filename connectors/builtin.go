@@ -18,7 +18,7 @@ import (
 )
 
 // Builtin returns a registry holding the built-in connectors: values,
-// datagen, filesystem (csv, json), print and blackhole.
+// datagen, filesystem (csv, json), print, blackhole and nexmark.
 //
 // The connector implementations live in subpackages that do not import
 // this package; the factories below adapt them to Factory. Every
@@ -31,6 +31,7 @@ func Builtin() *Registry {
 	r.Register(filesystemFactory{})
 	r.Register(printFactory{})
 	r.Register(blackholeFactory{})
+	r.Register(nexmarkFactory{})
 	return r
 }
 

@@ -189,7 +189,7 @@ func TestOptionErrors(t *testing.T) {
 		{"values failing", map[string]string{"connector": "values", "data-id": "non-exist", "failing-source": "true"}, false,
 			"testing elements of values source shouldn't be empty."},
 		{"unknown connector", map[string]string{"connector": "kafka"}, false,
-			"Could not find any factory for identifier 'kafka' that implements 'org.apache.flink.table.factories.DynamicTableFactory' in the classpath.\n\nAvailable factory identifiers are:\n\nblackhole\ndatagen\nfilesystem\nprint\nvalues"},
+			"Could not find any factory for identifier 'kafka' that implements 'org.apache.flink.table.factories.DynamicTableFactory' in the classpath.\n\nAvailable factory identifiers are:\n\nblackhole\ndatagen\nfilesystem\nnexmark\nprint\nvalues"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

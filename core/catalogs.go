@@ -10,64 +10,129 @@ import (
 	"github.com/tablerun/tablerun/planner/ast"
 )
 
-// catalogInfo is what CREATE CATALOG said about a catalog: the session
-// keeps it for DESCRIBE CATALOG and SHOW CREATE CATALOG.
-type catalogInfo struct {
-	comment string
-	options map[string]string
+// catalogFactory creates a catalog of one 'type' from its options.
+type catalogFactory struct {
+	// options lists the supported option keys besides 'type' (sorted).
+	options  []string
+	required []string
+	create   func(name string, opts map[string]string) (catalog.Catalog, error)
 }
 
-// genericInMemory is the type of the only catalog factory so far.
-const genericInMemory = "generic_in_memory"
+// catalogFactories are the catalog types CREATE CATALOG knows, by 'type'.
+var catalogFactories = map[string]catalogFactory{
+	catalog.TypeGenericInMemory: {
+		options: []string{"default-database", "property-version"},
+		create: func(name string, opts map[string]string) (catalog.Catalog, error) {
+			db := opts["default-database"]
+			if db == "" {
+				db = "default"
+			}
+			return catalog.NewInMemory(name, db), nil
+		},
+	},
+	catalog.TypeFile: {
+		options:  []string{"default-database", "path", "property-version"},
+		required: []string{"path"},
+		create: func(name string, opts map[string]string) (catalog.Catalog, error) {
+			db := opts["default-database"]
+			if db == "" {
+				db = "default"
+			}
+			return catalog.OpenFile(name, opts["path"], db)
+		},
+	},
+}
 
-// createCatalog registers a generic_in_memory catalog.
+// newCatalog validates the options of CREATE CATALOG and creates the
+// catalog, with Flink's factory discovery and option validation messages.
+func newCatalog(name string, opts map[string]string) (catalog.Catalog, error) {
+	typ, ok := opts["type"]
+	if !ok {
+		return nil, classify(KindValidation, fmt.Errorf("Catalog options do not contain an option key 'type' for discovering a catalog."))
+	}
+	f, ok := catalogFactories[typ]
+	if !ok {
+		ids := make([]string, 0, len(catalogFactories))
+		for k := range catalogFactories {
+			ids = append(ids, k)
+		}
+		sort.Strings(ids)
+		return nil, classify(KindValidation, fmt.Errorf("Could not find any factory for identifier '%s' that implements 'org.apache.flink.table.factories.CatalogFactory' in the classpath.\n\nAvailable factory identifiers are:\n\n%s", typ, strings.Join(ids, "\n")))
+	}
+	supported := map[string]bool{"type": true}
+	for _, k := range f.options {
+		supported[k] = true
+	}
+	var missing []string
+	for _, k := range f.required {
+		if opts[k] == "" {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, classify(KindValidation, fmt.Errorf("One or more required options are missing.\n\nMissing required options are:\n\n%s", strings.Join(missing, "\n")))
+	}
+	var bad []string
+	for k := range opts {
+		if !supported[k] {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		all := append([]string{"type"}, f.options...)
+		sort.Strings(all)
+		return nil, classify(KindValidation, fmt.Errorf("Unsupported options found for '%s'.\n\nUnsupported options:\n\n%s\n\nSupported options:\n\n%s", typ, strings.Join(bad, "\n"), strings.Join(all, "\n")))
+	}
+	c, err := f.create(name, opts)
+	if err != nil {
+		return nil, classify(KindCatalog, err)
+	}
+	return c, nil
+}
+
+// createCatalog runs CREATE CATALOG [IF NOT EXISTS] name [COMMENT] WITH (…).
 func (e *TableEnvironment) createCatalog(s *ast.CreateCatalog) (*TableResult, error) {
 	if _, ok := e.cat.Catalog(s.Name); ok {
 		if s.IfNotExists {
 			return okResult(), nil
 		}
-		return nil, classify(KindCatalog, fmt.Errorf("Catalog %s already exists.", s.Name))
+		return nil, classify(KindCatalog, catalog.CatalogException(fmt.Sprintf("Catalog %s already exists.", s.Name)))
 	}
 	opts := map[string]string{}
 	for _, o := range s.Options {
 		opts[o.Key] = o.Value
 	}
-	typ, ok := opts["type"]
-	if !ok {
-		return nil, classify(KindValidation, fmt.Errorf("Catalog options do not contain an option key 'type' for discovering a catalog."))
+	c, err := newCatalog(s.Name, opts)
+	if err != nil {
+		return nil, err
 	}
-	if typ != genericInMemory {
-		return nil, classify(KindValidation, fmt.Errorf("Could not find any factory for identifier '%s' that implements 'org.apache.flink.table.factories.CatalogFactory' in the classpath.\n\nAvailable factory identifiers are:\n\n%s", typ, genericInMemory))
-	}
-	var unsupported []string
-	for k := range opts {
-		if k != "type" && k != "default-database" && k != "property-version" {
-			unsupported = append(unsupported, k)
+	if err := e.cat.RegisterCatalogWithDescriptor(s.Name, c, &catalog.Descriptor{Comment: s.Comment, Options: opts}); err != nil {
+		_ = c.Close()
+		if s.IfNotExists {
+			return okResult(), nil
 		}
-	}
-	if len(unsupported) > 0 {
-		sort.Strings(unsupported)
-		return nil, classify(KindValidation, fmt.Errorf("Unsupported options found for '%s'.\n\nUnsupported options:\n\n%s\n\nSupported options:\n\ndefault-database\nproperty-version\ntype", genericInMemory, strings.Join(unsupported, "\n")))
-	}
-	db := opts["default-database"]
-	if db == "" {
-		db = "default"
-	}
-	if err := e.cat.RegisterCatalog(s.Name, catalog.NewInMemory(s.Name, db)); err != nil {
 		return nil, classify(KindCatalog, err)
 	}
-	e.catalogInfo[s.Name] = &catalogInfo{comment: s.Comment, options: opts}
 	return okResult(), nil
 }
 
-func (e *TableEnvironment) catalogMeta(name string) (*catalogInfo, error) {
+// dropCatalog runs DROP CATALOG [IF EXISTS] name.
+func (e *TableEnvironment) dropCatalog(s *ast.DropCatalog) (*TableResult, error) {
+	if err := e.cat.UnregisterCatalog(s.Name, s.IfExists); err != nil {
+		return nil, classify(KindCatalog, err)
+	}
+	return okResult(), nil
+}
+
+func (e *TableEnvironment) catalogMeta(name string) (catalog.Descriptor, error) {
 	if _, ok := e.cat.Catalog(name); !ok {
-		return nil, classify(KindValidation, fmt.Errorf("Cannot obtain metadata information from Catalog %s.", name))
+		return catalog.Descriptor{}, classify(KindValidation, fmt.Errorf("Cannot obtain metadata information from Catalog %s.", name))
 	}
-	if info, ok := e.catalogInfo[name]; ok {
-		return info, nil
+	if d, ok := e.cat.Descriptor(name); ok {
+		return d, nil
 	}
-	return &catalogInfo{options: map[string]string{"type": genericInMemory}}, nil
+	return catalog.Descriptor{Options: map[string]string{"type": catalog.TypeGenericInMemory}}, nil
 }
 
 // describeCatalog builds DESCRIBE CATALOG [EXTENDED]: rows name, type,
@@ -80,17 +145,17 @@ func (e *TableEnvironment) describeCatalog(s *ast.DescribeCatalog) (*TableResult
 	res := &TableResult{kind: SuccessWithContent, schema: types.Schema{
 		{Name: "info name", Type: types.StringT}, {Name: "info value", Type: types.StringT},
 	}}
-	res.rows = [][]any{{"name", s.Name}, {"type", info.options["type"]}, {"comment", info.comment}}
+	res.rows = [][]any{{"name", s.Name}, {"type", info.Options["type"]}, {"comment", info.Comment}}
 	if s.Extended {
-		keys := make([]string, 0, len(info.options))
-		for k := range info.options {
+		keys := make([]string, 0, len(info.Options))
+		for k := range info.Options {
 			if k != "type" {
 				keys = append(keys, k)
 			}
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			res.rows = append(res.rows, []any{"option:" + k, info.options[k]})
+			res.rows = append(res.rows, []any{"option:" + k, info.Options[k]})
 		}
 	}
 	return res, nil
@@ -104,11 +169,11 @@ func (e *TableEnvironment) showCreateCatalog(s *ast.ShowCreateCatalog) (*TableRe
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE CATALOG %s\n", catalog.Quote(s.Name))
-	if info.comment != "" {
-		fmt.Fprintf(&b, "COMMENT %s\n", quoteString(info.comment))
+	if info.Comment != "" {
+		fmt.Fprintf(&b, "COMMENT %s\n", quoteString(info.Comment))
 	}
-	opts := make([]string, 0, len(info.options))
-	for k, v := range info.options {
+	opts := make([]string, 0, len(info.Options))
+	for k, v := range info.Options {
 		opts = append(opts, "  "+quoteString(k)+" = "+quoteString(v))
 	}
 	sort.Strings(opts)
@@ -119,17 +184,13 @@ func (e *TableEnvironment) showCreateCatalog(s *ast.ShowCreateCatalog) (*TableRe
 // alterCatalog runs ALTER CATALOG SET (…) / RESET (…) / COMMENT '…' on the
 // catalog's stored description; the catalog itself keeps its contents.
 func (e *TableEnvironment) alterCatalog(s *ast.AlterCatalog) (*TableResult, error) {
-	info, err := e.catalogMeta(s.Name)
+	next, err := e.catalogMeta(s.Name)
 	if err != nil {
 		return nil, err
 	}
-	next := &catalogInfo{comment: info.comment, options: make(map[string]string, len(info.options))}
-	for k, v := range info.options {
-		next.options[k] = v
-	}
 	switch {
 	case s.HasComment:
-		next.comment = s.Comment
+		next.Comment = s.Comment
 	case s.Reset != nil || (len(s.Set) == 0 && !s.HasComment):
 		if len(s.Reset) == 0 {
 			return nil, classify(KindValidation, fmt.Errorf("ALTER CATALOG RESET does not support empty key"))
@@ -138,17 +199,19 @@ func (e *TableEnvironment) alterCatalog(s *ast.AlterCatalog) (*TableResult, erro
 			if k == "type" {
 				return nil, classify(KindValidation, fmt.Errorf("ALTER CATALOG RESET does not support changing 'type'"))
 			}
-			delete(next.options, k)
+			delete(next.Options, k)
 		}
 	default:
 		for _, o := range s.Set {
-			if o.Key == "type" && o.Value != next.options["type"] {
+			if o.Key == "type" && o.Value != next.Options["type"] {
 				return nil, classify(KindValidation, fmt.Errorf("ALTER CATALOG SET does not support changing 'type'"))
 			}
-			next.options[o.Key] = o.Value
+			next.Options[o.Key] = o.Value
 		}
 	}
-	e.catalogInfo[s.Name] = next
+	if err := e.cat.SetDescriptor(s.Name, next); err != nil {
+		return nil, classify(KindCatalog, err)
+	}
 	return okResult(), nil
 }
 
@@ -170,6 +233,8 @@ func (e *TableEnvironment) alterDatabase(s *ast.AlterDatabase) (*TableResult, er
 	for _, o := range s.Set {
 		props[o.Key] = o.Value
 	}
-	d.Properties = props
+	if err := c.AlterDatabase(db, &catalog.Database{Comment: d.Comment, Properties: props}, false); err != nil {
+		return nil, classify(KindCatalog, err)
+	}
 	return okResult(), nil
 }

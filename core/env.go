@@ -3,12 +3,9 @@
 // TableResult it returns and the tableau printer of Flink's SQL client.
 //
 // Execution modes. InBatchMode runs every query with batch semantics over
-// bounded sources. InStreamingMode is accepted, and DDL, SET, SHOW and
-// DESCRIBE work in it, but anything that would run a job (queries, INSERT,
-// EXPLAIN) fails with "not supported yet: streaming execution" until the
-// streaming engine lands: running bounded data with batch semantics in a
-// streaming session would print a different changelog than Flink does.
-// AUTOMATIC behaves as BATCH because all supported sources are bounded.
+// bounded sources. InStreamingMode (Flink's default) plans queries and
+// INSERTs as streaming jobs whose results are changelogs (+I, -U, +U, -D),
+// printed with an op column; see stream.go. AUTOMATIC behaves as BATCH.
 package core
 
 import (
@@ -80,11 +77,11 @@ type TableEnvironment struct {
 	// stmtSet collects the INSERTs between BEGIN STATEMENT SET and END;
 	// nil outside a statement set.
 	stmtSet []*logical.Sink
-	// catalogInfo holds the comment and options of catalogs made by
-	// CREATE CATALOG.
-	catalogInfo map[string]*catalogInfo
 	// mem holds the batches of tables made by FromRecords; nil until used.
 	mem *memory.Factory
+	// fn holds the function catalog and modules (functions.go); nil until
+	// used.
+	fn *functionState
 }
 
 // NewTableEnvironment returns a new session. An invalid option in settings
@@ -101,8 +98,6 @@ func NewTableEnvironment(settings EnvironmentSettings) *TableEnvironment {
 		stdout: os.Stdout,
 		stderr: os.Stderr,
 		now:    time.Now,
-
-		catalogInfo: map[string]*catalogInfo{},
 	}
 	if err != nil {
 		e.initErr = classify(KindValidation, err)
@@ -143,6 +138,9 @@ func (e *TableEnvironment) ExecuteSQL(ctx context.Context, sql string) (res *Tab
 	start := e.now()
 	st, err := parser.ParseStatement(sql)
 	if err != nil {
+		if multipleStatements(sql) {
+			return nil, classify(KindParse, &javaError{class: "java.lang.IllegalArgumentException", msg: "only single statement supported"})
+		}
 		return nil, classify(KindParse, err)
 	}
 	res, err = e.execute(ctx, st, start)
@@ -176,7 +174,7 @@ func (e *TableEnvironment) SQLQuery(sql string) (t *Table, err error) {
 	if err != nil {
 		return nil, classify(KindValidation, err)
 	}
-	return &Table{env: e, plan: plan}, nil
+	return &Table{env: e, plan: plan, query: q.Query, text: q.Text}, nil
 }
 
 // Table is a validated query that has not run. Execute runs it; Explain
@@ -184,6 +182,10 @@ func (e *TableEnvironment) SQLQuery(sql string) (t *Table, err error) {
 type Table struct {
 	env  *TableEnvironment
 	plan logical.Node
+	// query and text are the SQL the table was made from (nil and "" for
+	// tables built otherwise); CreateTemporaryView stores them.
+	query ast.Query
+	text  string
 }
 
 // Schema returns the columns of the query's result.
@@ -221,6 +223,7 @@ func (e *TableEnvironment) validator(now time.Time) *validate.Validator {
 		Loc:       e.cfg.LocalTimeZone(),
 		Now:       now,
 		Streaming: e.cfg.RuntimeMode() == config.Streaming,
+		Functions: e.functionResolver(),
 	})
 }
 
@@ -232,22 +235,20 @@ func (e *TableEnvironment) evalContext(now time.Time) *function.EvalContext {
 // table.optimizer.disabled-rules.
 func (e *TableEnvironment) planOptions() planner.Options {
 	if e.cfg.AllRulesDisabled() {
-		return planner.AllRulesOff()
+		o := planner.AllRulesOff()
+		o.Streaming = e.streaming()
+		return o
 	}
 	m := map[string]bool{}
 	for _, n := range e.cfg.DisabledRules() {
 		m[n] = true
 	}
-	return planner.Options{Disabled: m}
+	return planner.Options{Disabled: m, Streaming: e.streaming()}
 }
 
-// checkBatch fails for jobs in streaming mode (see the package comment).
-func (e *TableEnvironment) checkBatch() error {
-	if e.cfg.RuntimeMode() == config.Streaming {
-		return unsupported("streaming execution (SET 'execution.runtime-mode' = 'batch' to run in batch mode)")
-	}
-	return nil
-}
+// checkBatch is where jobs used to be refused in streaming mode; the
+// streaming runtime runs them now, so it never fails.
+func (e *TableEnvironment) checkBatch() error { return nil }
 
 // optimize runs the rules and the physical translation.
 func (e *TableEnvironment) optimize(plan logical.Node, now time.Time) (logical.Node, physical.Node, error) {
@@ -271,17 +272,19 @@ func (e *TableEnvironment) buildEnv(now time.Time) *build.Env {
 			Stderr:      e.stderr,
 			Parallelism: par,
 			BatchSize:   e.cfg.BatchSize(),
-			Bounded:     true,
+			Bounded:     !e.streaming(),
 		},
-		Functions: e.fns,
-		Eval:      e.evalContext(now),
+		Functions:       e.fns,
+		Eval:            e.evalContext(now),
+		SinkNotNullDrop: e.cfg.SinkNotNullDrop(),
+		StateTTL:        e.stateTTL(),
 	}
 }
 
 // runQuery optimizes and runs a query plan and collects its rows.
 func (e *TableEnvironment) runQuery(ctx context.Context, plan logical.Node, now time.Time) (*TableResult, error) {
-	if err := e.checkBatch(); err != nil {
-		return nil, err
+	if e.streaming() {
+		return e.runStreamQuery(ctx, plan, now)
 	}
 	_, phys, err := e.optimize(plan, now)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/tablerun/tablerun/core/catalog"
 	"github.com/tablerun/tablerun/planner/parser"
+	"github.com/tablerun/tablerun/planner/validate"
+	"github.com/tablerun/tablerun/vectorized/build"
 )
 
 // Java exception classes used to report errors the way Flink's SQL client
@@ -25,6 +27,10 @@ const (
 	ClassDatabaseNotEmpty = "org.apache.flink.table.catalog.exceptions.DatabaseNotEmptyException"
 	ClassSQLExecution     = "org.apache.flink.table.gateway.service.utils.SqlExecutionException"
 	ClassRuntime          = "java.lang.RuntimeException"
+	// ClassSQLValidator is the root cause of Calcite's validation errors
+	// (the ones with a position: "From line 1, column 8 to …: msg"); Flink's
+	// client prints the root cause, without the position.
+	ClassSQLValidator = "org.apache.calcite.sql.validate.SqlValidatorException"
 )
 
 // ErrorKind says in which step a statement failed.
@@ -69,6 +75,24 @@ func (e *Error) Unwrap() error { return e.Err }
 // "[ERROR] Could not execute SQL statement. Reason:".
 func (e *Error) Reason() string { return e.Class + ": " + e.Error() }
 
+// Operator returns the name of the physical node a runtime error came from
+// ("Calc", "HashAggregate", …), or "" when the error is not attributed to
+// one. Flink's client prints the bare cause, so Error and Reason leave the
+// node out; verbose output can add it.
+func (e *Error) Operator() string {
+	var oe *build.OperatorError
+	if errors.As(e.Err, &oe) {
+		return oe.Node
+	}
+	return ""
+}
+
+// Detail returns the full message with what Flink's client leaves out of
+// Reason: the position of a validation error ("From line 1, column 8 to
+// line 1, column 10: …") and the operator of a runtime error ("Calc: …").
+// Verbose output can print it.
+func (e *Error) Detail() string { return e.Err.Error() }
+
 // javaClasser is implemented by errors that know their Flink exception class.
 type javaClasser interface{ JavaClass() string }
 
@@ -112,6 +136,12 @@ func classify(kind ErrorKind, err error) *Error {
 			return &Error{Kind: KindUnsupported, Class: ClassTable, Err: err}
 		}
 		return &Error{Kind: KindParse, Class: ClassParse, Err: err}
+	}
+	var ve *validate.Error
+	if errors.As(err, &ve) && ve.Line > 0 {
+		// Calcite's CalciteContextException (with the position) wraps a
+		// SqlValidatorException (without it); the client prints the latter.
+		return &Error{Kind: KindValidation, Class: ClassSQLValidator, Err: err}
 	}
 	var jc javaClasser
 	if errors.As(err, &jc) {
@@ -168,6 +198,16 @@ func message(err error) string {
 		return strings.TrimPrefix(pe.Error(), "SQL parse failed. ")
 	}
 	msg := err.Error()
+	var ve *validate.Error
+	if errors.As(err, &ve) && ve.Line > 0 {
+		// "From line 1, column 8 to …: msg" → "msg", as Flink's root cause
+		msg = strings.Replace(msg, ve.Error(), ve.Msg, 1)
+	}
+	var oe *build.OperatorError
+	if errors.As(err, &oe) && oe.Node != "" {
+		// "Calc: / by zero" → "/ by zero": Flink names no operator.
+		msg = strings.Replace(msg, oe.Error(), oe.Err.Error(), 1)
+	}
 	if sentinelSuffix.MatchString(msg) {
 		// Flink's catalog exceptions end their messages with a period.
 		msg = sentinelSuffix.ReplaceAllString(msg, "")

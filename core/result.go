@@ -46,6 +46,9 @@ type TableResult struct {
 	loc      *time.Location
 	maxWidth int
 	elapsed  time.Duration
+	// changes is set for streaming query results: row kinds and the
+	// running job (see stream.go).
+	changes *changes
 }
 
 // okResult is the result of a statement without content ("OK", as Flink).
@@ -68,12 +71,26 @@ func (r *TableResult) IsDML() bool { return r.dml }
 // Elapsed returns how long the statement took.
 func (r *TableResult) Elapsed() time.Duration { return r.elapsed }
 
-// Rows returns all rows. The slice must not be modified.
-func (r *TableResult) Rows() [][]any { return r.rows }
+// Rows returns all rows. The slice must not be modified. For a streaming
+// query it waits for the job to end (see Changes to follow it instead).
+func (r *TableResult) Rows() [][]any {
+	if r.changes != nil {
+		_ = r.drain()
+	}
+	return r.rows
+}
 
 // Collect iterates over the rows in order.
 func (r *TableResult) Collect() iter.Seq[Row] {
 	return func(yield func(Row) bool) {
+		if r.changes != nil {
+			for _, row := range r.Changes() {
+				if !yield(row) {
+					return
+				}
+			}
+			return
+		}
 		for _, row := range r.rows {
 			if !yield(row) {
 				return
@@ -109,6 +126,9 @@ func (r *TableResult) Print(w io.Writer) error { return r.print(w, false) }
 func (r *TableResult) PrintTimed(w io.Writer) error { return r.print(w, true) }
 
 func (r *TableResult) print(w io.Writer, timed bool) error {
+	if r.changes != nil {
+		return r.printStream(w, timed)
+	}
 	suffix := ""
 	if timed {
 		suffix = fmt.Sprintf(" (%.2f seconds)", r.elapsed.Seconds())

@@ -199,8 +199,14 @@ func (e *TableEnvironment) describe(name ast.ObjectName, like *ast.ShowLike, now
 			cols = append(cols, cc)
 		}
 	case *catalog.View:
-		for _, f := range o.Columns {
+		for i, f := range o.Columns {
 			cc := col{name: f.Name, typ: f.Type.WithNullable(true).String(), null: f.Type.Nullable()}
+			switch o.TimeAttributeOf(i) {
+			case catalog.RowtimeAttribute:
+				cc.typ += " *ROWTIME*"
+			case catalog.ProctimeAttribute:
+				cc.typ += " *PROCTIME*"
+			}
 			if f.Description != "" {
 				cc.comment = f.Description
 				hasComment = true
@@ -254,63 +260,7 @@ func (e *TableEnvironment) showCreate(name ast.ObjectName, wantView bool, now ti
 		if wantView {
 			return nil, classify(KindPlanner, fmt.Errorf("SHOW CREATE VIEW is only supported for views, but %s is a table. Please use SHOW CREATE TABLE instead.", id.String()))
 		}
-		fmt.Fprintf(&b, "CREATE %sTABLE %s (\n", tmp, id.String())
-		var lines []string
-		for _, c := range o.Columns {
-			var l string
-			switch {
-			case c.Expr != "":
-				l = fmt.Sprintf("  %s AS %s", catalog.Quote(c.Name), c.Expr)
-			case c.Metadata:
-				l = fmt.Sprintf("  %s %s METADATA", catalog.Quote(c.Name), c.Type.String())
-				if c.MetadataKey != "" {
-					l += " FROM " + quoteString(c.MetadataKey)
-				}
-				if c.Virtual {
-					l += " VIRTUAL"
-				}
-			default:
-				l = fmt.Sprintf("  %s %s", catalog.Quote(c.Name), c.Type.String())
-			}
-			if c.Comment != "" {
-				l += " COMMENT " + quoteString(c.Comment)
-			}
-			lines = append(lines, l)
-		}
-		if o.Watermark != nil {
-			lines = append(lines, fmt.Sprintf("  WATERMARK FOR %s AS %s", quotePath(o.Watermark.Column), o.Watermark.Expr))
-		}
-		if o.PrimaryKey != nil {
-			pkName := o.PrimaryKey.Name
-			if pkName == "" {
-				pkName = "PK_" + strings.Join(o.PrimaryKey.Columns, "_")
-			}
-			q := make([]string, len(o.PrimaryKey.Columns))
-			for i, c := range o.PrimaryKey.Columns {
-				q[i] = catalog.Quote(c)
-			}
-			lines = append(lines, fmt.Sprintf("  CONSTRAINT %s PRIMARY KEY (%s) NOT ENFORCED", catalog.Quote(pkName), strings.Join(q, ", ")))
-		}
-		b.WriteString(strings.Join(lines, ",\n"))
-		b.WriteString("\n)\n")
-		if o.Comment != "" {
-			fmt.Fprintf(&b, "COMMENT %s\n", quoteString(o.Comment))
-		}
-		if len(o.PartitionKeys) > 0 {
-			q := make([]string, len(o.PartitionKeys))
-			for i, c := range o.PartitionKeys {
-				q[i] = catalog.Quote(c)
-			}
-			fmt.Fprintf(&b, "PARTITIONED BY (%s)\n", strings.Join(q, ", "))
-		}
-		if len(o.Options) > 0 {
-			opts := make([]string, 0, len(o.Options))
-			for k, v := range o.Options {
-				opts = append(opts, "  "+quoteString(k)+" = "+quoteString(v))
-			}
-			sort.Strings(opts)
-			fmt.Fprintf(&b, "WITH (\n%s\n)\n", strings.Join(opts, ",\n"))
-		}
+		b.WriteString(tableDDL(id, o, temp))
 	case *catalog.View:
 		if !wantView {
 			return nil, classify(KindPlanner, fmt.Errorf("SHOW CREATE TABLE is only supported for tables, but %s is a view. Please use SHOW CREATE VIEW instead.", id.String()))
@@ -343,4 +293,112 @@ func quotePath(p string) string {
 		parts[i] = catalog.Quote(s)
 	}
 	return strings.Join(parts, ".")
+}
+
+// tableDDL prints a table as SHOW CREATE TABLE does (and as ALTER TABLE
+// re-reads it): CREATE [TEMPORARY] TABLE `c`.`d`.`t` (…) … WITH (…).
+func tableDDL(id catalog.ObjectIdentifier, o *catalog.Table, temp bool) string {
+	return tableDDLWith(id, o, temp, serializableType)
+}
+
+// tableDDLWith is tableDDL with a choice of how types are printed.
+func tableDDLWith(id catalog.ObjectIdentifier, o *catalog.Table, temp bool, typeString func(types.Type) string) string {
+	tmp := ""
+	if temp {
+		tmp = "TEMPORARY "
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE %sTABLE %s (\n", tmp, id.String())
+	var lines []string
+	for _, c := range o.Columns {
+		var l string
+		switch {
+		case c.Expr != "":
+			l = fmt.Sprintf("  %s AS %s", catalog.Quote(c.Name), c.Expr)
+		case c.Metadata:
+			l = fmt.Sprintf("  %s %s METADATA", catalog.Quote(c.Name), typeString(c.Type))
+			if c.MetadataKey != "" {
+				l += " FROM " + quoteString(c.MetadataKey)
+			}
+			if c.Virtual {
+				l += " VIRTUAL"
+			}
+		default:
+			l = fmt.Sprintf("  %s %s", catalog.Quote(c.Name), typeString(c.Type))
+		}
+		if c.Comment != "" {
+			l += " COMMENT " + quoteString(c.Comment)
+		}
+		lines = append(lines, l)
+	}
+	if o.Watermark != nil {
+		lines = append(lines, fmt.Sprintf("  WATERMARK FOR %s AS %s", quotePath(o.Watermark.Column), o.Watermark.Expr))
+	}
+	if o.PrimaryKey != nil {
+		pkName := o.PrimaryKey.Name
+		if pkName == "" {
+			pkName = "PK_" + strings.Join(o.PrimaryKey.Columns, "_")
+		}
+		q := make([]string, len(o.PrimaryKey.Columns))
+		for i, c := range o.PrimaryKey.Columns {
+			q[i] = catalog.Quote(c)
+		}
+		lines = append(lines, fmt.Sprintf("  CONSTRAINT %s PRIMARY KEY (%s) NOT ENFORCED", catalog.Quote(pkName), strings.Join(q, ", ")))
+	}
+	b.WriteString(strings.Join(lines, ",\n"))
+	b.WriteString("\n)\n")
+	if o.Comment != "" {
+		fmt.Fprintf(&b, "COMMENT %s\n", quoteString(o.Comment))
+	}
+	if len(o.PartitionKeys) > 0 {
+		q := make([]string, len(o.PartitionKeys))
+		for i, c := range o.PartitionKeys {
+			q[i] = catalog.Quote(c)
+		}
+		fmt.Fprintf(&b, "PARTITIONED BY (%s)\n", strings.Join(q, ", "))
+	}
+	if len(o.Options) > 0 {
+		opts := make([]string, 0, len(o.Options))
+		for k, v := range o.Options {
+			opts = append(opts, "  "+quoteString(k)+" = "+quoteString(v))
+		}
+		sort.Strings(opts)
+		fmt.Fprintf(&b, "WITH (\n%s\n)\n", strings.Join(opts, ",\n"))
+	}
+	return b.String()
+}
+
+// serializableType prints a type as Flink's asSerializableString does in
+// SHOW CREATE TABLE: like String, but STRING/BYTES as VARCHAR(2147483647) /
+// VARBINARY(2147483647) and TIMESTAMP_LTZ(p) as TIMESTAMP(p) WITH LOCAL TIME
+// ZONE, also inside ARRAY, MAP and ROW.
+func serializableType(t types.Type) string {
+	var s string
+	switch t.Kind {
+	case types.VarChar:
+		s = fmt.Sprintf("VARCHAR(%d)", t.Precision)
+	case types.VarBinary:
+		s = fmt.Sprintf("VARBINARY(%d)", t.Precision)
+	case types.TimestampLTZ:
+		s = fmt.Sprintf("TIMESTAMP(%d) WITH LOCAL TIME ZONE", t.Precision)
+	case types.Array:
+		s = "ARRAY<" + serializableType(*t.Elem) + ">"
+	case types.Map:
+		s = "MAP<" + serializableType(*t.Elem) + ", " + serializableType(*t.Value) + ">"
+	case types.Row:
+		parts := make([]string, len(t.Fields))
+		for i, f := range t.Fields {
+			parts[i] = catalog.Quote(f.Name) + " " + serializableType(f.Type)
+			if f.Description != "" {
+				parts[i] += " " + quoteString(f.Description)
+			}
+		}
+		s = "ROW<" + strings.Join(parts, ", ") + ">"
+	default:
+		return t.String()
+	}
+	if t.NotNull {
+		s += " NOT NULL"
+	}
+	return s
 }

@@ -67,17 +67,9 @@ func (e *TableEnvironment) execute(ctx context.Context, st ast.Statement, now ti
 	case *ast.CreateTable:
 		return e.createTable(ctx, s, now)
 	case *ast.CreateView:
-		id, view, err := e.validator(now).CreateView(s)
-		if err != nil {
-			return nil, classify(KindValidation, err)
-		}
-		if err := e.checkTemporary(id, s.Temporary, s.IfNotExists); err != nil {
-			return nil, err
-		}
-		if err := e.cat.CreateObject(id, view, s.Temporary, s.IfNotExists); err != nil {
-			return nil, classify(KindCatalog, err)
-		}
-		return okResult(), nil
+		return e.createView(s, now)
+	case *ast.AlterView:
+		return e.alterView(s, now)
 	case *ast.DropTable:
 		return e.drop(s.Name, false, s.Temporary, s.IfExists)
 	case *ast.DropView:
@@ -95,7 +87,7 @@ func (e *TableEnvironment) execute(ctx context.Context, st ast.Statement, now ti
 	case *ast.ShowCurrentDatabase:
 		return stringResult("current database name", []string{e.cat.CurrentDatabase()}), nil
 	case *ast.ShowFunctions:
-		return e.showFunctions(s)
+		return e.showFunctionList(s)
 	case *ast.ShowColumns:
 		return e.describe(s.From.Name, s.Like, now)
 	case *ast.Describe:
@@ -111,9 +103,11 @@ func (e *TableEnvironment) execute(ctx context.Context, st ast.Statement, now ti
 	case *ast.DropDatabase:
 		return e.dropDatabase(s)
 	case *ast.AlterTable:
-		return e.alterTable(s)
+		return e.alterTable(s, now)
 	case *ast.CreateCatalog:
 		return e.createCatalog(s)
+	case *ast.DropCatalog:
+		return e.dropCatalog(s)
 	case *ast.DescribeCatalog:
 		return e.describeCatalog(s)
 	case *ast.ShowCreateCatalog:
@@ -122,6 +116,9 @@ func (e *TableEnvironment) execute(ctx context.Context, st ast.Statement, now ti
 		return e.alterCatalog(s)
 	case *ast.AlterDatabase:
 		return e.alterDatabase(s)
+	}
+	if res, ok, err := e.executeFunctionStatement(st); ok {
+		return res, err
 	}
 	return nil, unsupported("%s", statementName(st))
 }
@@ -228,14 +225,15 @@ func (e *TableEnvironment) createTable(ctx context.Context, s *ast.CreateTable, 
 		return e.createTableAs(ctx, s, now)
 	}
 	if s.Like != nil {
-		return nil, unsupported("CREATE TABLE ... LIKE")
+		merged, err := e.mergeLike(s)
+		if err != nil {
+			return nil, err
+		}
+		s = merged
 	}
 	id, tbl, err := e.validator(now).CreateTable(s)
 	if err != nil {
 		return nil, classify(KindValidation, err)
-	}
-	if err := e.checkTemporary(id, s.Temporary, s.IfNotExists); err != nil {
-		return nil, err
 	}
 	if err := e.cat.CreateObject(id, tbl, s.Temporary, s.IfNotExists); err != nil {
 		return nil, classify(KindCatalog, err)
@@ -283,17 +281,7 @@ func (e *TableEnvironment) use(s *ast.Use) (*TableResult, error) {
 			return nil, classify(KindCatalog, err)
 		}
 	case 2:
-		c, ok := e.cat.Catalog(parts[0])
-		if !ok {
-			return nil, classify(KindCatalog, fmt.Errorf("A catalog with name [%s] does not exist.", parts[0]))
-		}
-		if _, err := c.GetDatabase(parts[1]); err != nil {
-			return nil, classify(KindCatalog, fmt.Errorf("A database with name [%s] does not exist in the catalog: [%s].", parts[1], parts[0]))
-		}
-		if err := e.cat.UseCatalog(parts[0]); err != nil {
-			return nil, classify(KindCatalog, err)
-		}
-		if err := e.cat.UseDatabase(parts[1]); err != nil {
+		if err := e.cat.UseCatalogDatabase(parts[0], parts[1]); err != nil {
 			return nil, classify(KindCatalog, err)
 		}
 	default:
@@ -347,93 +335,6 @@ func (e *TableEnvironment) dropDatabase(s *ast.DropDatabase) (*TableResult, erro
 		return nil, classify(KindCatalog, err)
 	}
 	return okResult(), nil
-}
-
-// alterTable runs ALTER TABLE RENAME TO / SET (...) / RESET (...) on a
-// permanent table; the schema-changing actions are not supported yet.
-func (e *TableEnvironment) alterTable(s *ast.AlterTable) (*TableResult, error) {
-	switch s.Action.(type) {
-	case *ast.AlterRenameTable, *ast.AlterSetOptions, *ast.AlterResetOptions:
-	default:
-		return nil, unsupported("ALTER TABLE %s", strings.TrimPrefix(statementName(s.Action), "ALTER "))
-	}
-	id, err := e.cat.Qualify(s.Name.Parts)
-	if err != nil {
-		return nil, classify(KindValidation, err)
-	}
-	obj, temp, err := e.cat.Lookup(id)
-	tbl, isTable := obj.(*catalog.Table)
-	if err != nil || temp || !isTable {
-		if s.IfExists && (err != nil || temp) {
-			return okResult(), nil
-		}
-		return nil, classify(KindValidation, fmt.Errorf("Table %s doesn't exist or is a temporary table.", id.String()))
-	}
-	c, _ := e.cat.Catalog(id.Catalog)
-	switch a := s.Action.(type) {
-	case *ast.AlterRenameTable:
-		newID, err := e.cat.Qualify(a.NewName.Parts)
-		if err != nil {
-			return nil, classify(KindValidation, err)
-		}
-		if newID.Catalog != id.Catalog || newID.Database != id.Database {
-			return nil, classify(KindValidation, fmt.Errorf("The catalog name and database name of the new table name must be the same as the old table name."))
-		}
-		if err := c.CreateObject(newID.Database, newID.Object, tbl, false); err != nil {
-			return nil, classify(KindCatalog, err)
-		}
-		if err := c.DropObject(id.Database, id.Object, false); err != nil {
-			_ = c.DropObject(newID.Database, newID.Object, true)
-			return nil, classify(KindCatalog, err)
-		}
-	case *ast.AlterSetOptions:
-		nt := *tbl
-		nt.Options = make(map[string]string, len(tbl.Options)+len(a.Options))
-		for k, v := range tbl.Options {
-			nt.Options[k] = v
-		}
-		for _, o := range a.Options {
-			nt.Options[o.Key] = o.Value
-		}
-		if err := replaceObject(c, id, &nt); err != nil {
-			return nil, classify(KindCatalog, err)
-		}
-	case *ast.AlterResetOptions:
-		if len(a.Keys) == 0 {
-			return nil, classify(KindValidation, fmt.Errorf("ALTER TABLE RESET does not support empty key"))
-		}
-		nt := *tbl
-		nt.Options = make(map[string]string, len(tbl.Options))
-		for k, v := range tbl.Options {
-			nt.Options[k] = v
-		}
-		for _, k := range a.Keys {
-			if k == "connector" {
-				return nil, classify(KindValidation, fmt.Errorf("ALTER TABLE RESET does not support changing 'connector'"))
-			}
-			delete(nt.Options, k)
-		}
-		if err := replaceObject(c, id, &nt); err != nil {
-			return nil, classify(KindCatalog, err)
-		}
-	}
-	return okResult(), nil
-}
-
-// replaceObject swaps the object stored at id for obj.
-func replaceObject(c catalog.Catalog, id catalog.ObjectIdentifier, obj catalog.Object) error {
-	old, err := c.GetObject(id.Database, id.Object)
-	if err != nil {
-		return err
-	}
-	if err := c.DropObject(id.Database, id.Object, false); err != nil {
-		return err
-	}
-	if err := c.CreateObject(id.Database, id.Object, obj, false); err != nil {
-		_ = c.CreateObject(id.Database, id.Object, old, true)
-		return err
-	}
-	return nil
 }
 
 // createTableAs runs CREATE TABLE … AS query: the table gets the query's

@@ -4,6 +4,7 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -18,6 +19,11 @@ type Options struct {
 	// Disabled names optimizer rules to skip (see rules.Names); an unknown
 	// name is an error.
 	Disabled map[string]bool
+	// Streaming plans for execution.runtime-mode = STREAMING: see
+	// physical.TranslateStream.
+	Streaming bool
+	// Stream tunes the streaming translation (sinks' accepted changelogs).
+	Stream physical.StreamOptions
 }
 
 // AllRulesOff returns options that disable every optimizer rule (the
@@ -31,11 +37,26 @@ func AllRulesOff() Options {
 }
 
 // Optimize runs the optimizer rules over n and translates the result into
-// a batch physical plan. It returns the optimized logical plan too.
+// a batch physical plan, or a streaming one with opts.Streaming. It returns
+// the optimized logical plan too.
 func Optimize(n logical.Node, reg *function.Registry, ctx *function.EvalContext, opts Options) (logical.Node, physical.Node, error) {
 	opt, err := rules.Optimize(n, reg, ctx, opts.Disabled)
 	if err != nil {
 		return nil, nil, fmt.Errorf("optimize: %w", err)
+	}
+	if opts.Streaming {
+		phys, err := physical.TranslateStream(opt, &physical.Env{Functions: reg, Eval: ctx}, opts.Stream)
+		var te *physical.TableError
+		if errors.As(err, &te) {
+			return nil, nil, te // Flink's own text, without our prefixes
+		}
+		if err != nil && strings.HasPrefix(err.Error(), "not supported yet: ") {
+			return nil, nil, err
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("physical plan: %w", err)
+		}
+		return opt, phys, nil
 	}
 	phys, err := physical.TranslateWith(opt, &physical.Env{Functions: reg, Eval: ctx})
 	if err != nil {
@@ -106,12 +127,12 @@ func Explain(ast logical.Node, phys physical.Node, details []string) string {
 		b.WriteString(" With Advice")
 	}
 	b.WriteString(" ==\n")
-	b.WriteString(physical.ExplainWith(phys, opts))
+	b.WriteString(physical.ExplainStream(phys, opts))
 	if advice {
 		b.WriteString("\nNo available advice...\n")
 	}
 	b.WriteString("\n== Optimized Execution Plan ==\n")
-	b.WriteString(physical.ExplainWith(phys, physical.ExplainOptions{Execution: true}))
+	b.WriteString(physical.ExplainStream(phys, physical.ExplainOptions{Execution: true}))
 	if json {
 		b.WriteString("\n== Physical Execution Plan ==\nnot supported yet: " + JSONExecutionPlan + "\n")
 	}

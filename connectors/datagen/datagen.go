@@ -4,8 +4,14 @@
 //   - 'number-of-rows' bounds the source; a 'sequence' field bounds it
 //     too (end - start + 1 rows). In batch mode an unbounded datagen table
 //     is an error, as in Flink.
-//   - 'rows-per-second' (default 10000) throttles an unbounded (streaming)
-//     source; a bounded source runs at full speed (Flink throttles both).
+//   - 'rows-per-second' (default 10000) throttles the source in streaming
+//     mode (bounded or not), in batches of about a tenth of a second of
+//     rows; in batch mode the source runs at full speed (Flink throttles
+//     both).
+//   - Without 'number-of-rows' (and without a sequence field) the source is
+//     unbounded: in streaming mode it runs until the job is cancelled; in
+//     batch mode it is an error, as in Flink. A 'sequence' field ends the
+//     source after its 'end' value.
 //   - 'fields.#.kind' = 'random' (default) or 'sequence'.
 //     random: 'fields.#.min' / 'fields.#.max' for numbers and intervals,
 //     'fields.#.length' and 'fields.#.var-len' for VARCHAR / VARBINARY,
@@ -335,8 +341,10 @@ func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 			return err
 		}
 		n := int64(s.batchSize)
-		if !s.bounded && s.rps < n {
-			n = s.rps
+		if !s.bounded {
+			// Throttled: about ten batches per second, so that rows
+			// trickle out as Flink's per-row throttle makes them.
+			n = max(min(n, s.rps/10), 1)
 		}
 		if s.total >= 0 && s.total-done < n {
 			n = s.total - done

@@ -24,7 +24,6 @@ import (
 	"bytes"
 	"context"
 	stdjson "encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -34,6 +33,7 @@ import (
 	"github.com/tablerun/tablerun/connectors/filesystem/json"
 	"github.com/tablerun/tablerun/connectors/filesystem/textconv"
 	"github.com/tablerun/tablerun/core/changelog"
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/vectorized"
 )
@@ -203,7 +203,8 @@ func (s *Source) Open(ctx context.Context) error { return nil }
 // Run emits the rows.
 func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 	if s.failing && len(s.rows) == 0 {
-		return errors.New("testing elements of values source shouldn't be empty.")
+		// Flink's values source throws IllegalArgumentException here.
+		return &function.EvalError{Class: "java.lang.IllegalArgumentException", Msg: "testing elements of values source shouldn't be empty."}
 	}
 	for start := 0; start < len(s.rows); start += s.batchSize {
 		if err := ctx.Err(); err != nil {

@@ -1,13 +1,6 @@
-// Package catalog holds catalog objects (tables, views), the Catalog
-// interface with its in-memory implementation, and the Manager that resolves
-// 1-, 2- and 3-part names against the current catalog and database and keeps
-// the session's temporary objects.
 package catalog
 
 import (
-	"errors"
-	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/tablerun/tablerun/core/types"
@@ -80,6 +73,31 @@ type View struct {
 	OriginalQuery string
 	ExpandedQuery string
 	Comment       string
+	// TimeAttributes marks the columns that are time attributes of the
+	// view's query (a rowtime or proctime column passed through), indexed
+	// like Columns; nil when there is none.
+	TimeAttributes []TimeAttribute
+}
+
+// TimeAttribute says whether a view column is a time attribute.
+type TimeAttribute uint8
+
+// Time attribute kinds.
+const (
+	// NoTimeAttribute is a regular column.
+	NoTimeAttribute TimeAttribute = iota
+	// RowtimeAttribute is an event-time attribute (DESCRIBE: *ROWTIME*).
+	RowtimeAttribute
+	// ProctimeAttribute is a processing-time attribute (*PROCTIME*).
+	ProctimeAttribute
+)
+
+// TimeAttributeOf returns the time attribute of view column i.
+func (v *View) TimeAttributeOf(i int) TimeAttribute {
+	if i < 0 || i >= len(v.TimeAttributes) {
+		return NoTimeAttribute
+	}
+	return v.TimeAttributes[i]
 }
 
 // Object is a *Table or a *View.
@@ -125,20 +143,18 @@ type Database struct {
 	Properties map[string]string
 }
 
-// Errors that callers test with errors.Is.
-var (
-	ErrNotFound      = errors.New("not found")
-	ErrAlreadyExists = errors.New("already exists")
-)
-
-// Catalog stores databases and their objects. Implementations are not
-// required to be safe for concurrent use; the Manager serialises access.
+// Catalog stores databases and their objects. Implementations must be safe
+// for concurrent use; the Manager also serialises its own bookkeeping.
+// Errors should be *Error values with Flink's messages (DatabaseNotExist,
+// TableAlreadyExist, …).
 type Catalog interface {
 	// DefaultDatabase is the database made current by USE CATALOG.
 	DefaultDatabase() string
 	ListDatabases() ([]string, error)
 	GetDatabase(name string) (*Database, error)
 	CreateDatabase(name string, db *Database, ignoreIfExists bool) error
+	// AlterDatabase replaces the description of an existing database.
+	AlterDatabase(name string, db *Database, ignoreIfNotExists bool) error
 	DropDatabase(name string, ignoreIfNotExists, cascade bool) error
 	// GetObject returns the table or view at db.name, or an error wrapping
 	// ErrNotFound.
@@ -146,134 +162,27 @@ type Catalog interface {
 	// ListObjects returns the names of all tables and views of db, sorted.
 	ListObjects(db string) ([]string, error)
 	CreateObject(db, name string, obj Object, ignoreIfExists bool) error
+	// AlterObject replaces the definition of an existing table or view.
+	AlterObject(db, name string, obj Object, ignoreIfNotExists bool) error
+	// RenameObject renames a table or view inside its database.
+	RenameObject(db, name, newName string, ignoreIfNotExists bool) error
 	DropObject(db, name string, ignoreIfNotExists bool) error
+	// Close releases what the catalog holds; it is called when the catalog
+	// is dropped or its session closed.
+	Close() error
 }
 
-// InMemory is Flink's generic_in_memory catalog.
-type InMemory struct {
-	name      string
-	defaultDB string
-	dbs       map[string]*memDB
-}
-
-type memDB struct {
-	db      *Database
-	objects map[string]Object
-}
-
-// NewInMemory returns an in-memory catalog holding one database, defaultDB.
-func NewInMemory(name, defaultDB string) *InMemory {
-	c := &InMemory{name: name, defaultDB: defaultDB, dbs: map[string]*memDB{}}
-	c.dbs[defaultDB] = &memDB{db: &Database{}, objects: map[string]Object{}}
+// clone returns a deep copy of the database description.
+func (d *Database) clone() *Database {
+	if d == nil {
+		return &Database{}
+	}
+	c := &Database{Comment: d.Comment}
+	if d.Properties != nil {
+		c.Properties = make(map[string]string, len(d.Properties))
+		for k, v := range d.Properties {
+			c.Properties[k] = v
+		}
+	}
 	return c
 }
-
-// DefaultDatabase implements Catalog.
-func (c *InMemory) DefaultDatabase() string { return c.defaultDB }
-
-// ListDatabases implements Catalog.
-func (c *InMemory) ListDatabases() ([]string, error) {
-	out := make([]string, 0, len(c.dbs))
-	for k := range c.dbs {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
-// GetDatabase implements Catalog.
-func (c *InMemory) GetDatabase(name string) (*Database, error) {
-	d, ok := c.dbs[name]
-	if !ok {
-		return nil, fmt.Errorf("Database %s does not exist in Catalog %s: %w", name, c.name, ErrNotFound)
-	}
-	return d.db, nil
-}
-
-// CreateDatabase implements Catalog.
-func (c *InMemory) CreateDatabase(name string, db *Database, ignoreIfExists bool) error {
-	if _, ok := c.dbs[name]; ok {
-		if ignoreIfExists {
-			return nil
-		}
-		return fmt.Errorf("Database %s already exists in Catalog %s: %w", name, c.name, ErrAlreadyExists)
-	}
-	c.dbs[name] = &memDB{db: db, objects: map[string]Object{}}
-	return nil
-}
-
-// DropDatabase implements Catalog.
-func (c *InMemory) DropDatabase(name string, ignoreIfNotExists, cascade bool) error {
-	d, ok := c.dbs[name]
-	if !ok {
-		if ignoreIfNotExists {
-			return nil
-		}
-		return fmt.Errorf("Database %s does not exist in Catalog %s: %w", name, c.name, ErrNotFound)
-	}
-	if len(d.objects) > 0 && !cascade {
-		return fmt.Errorf("Database %s in catalog %s is not empty", name, c.name)
-	}
-	delete(c.dbs, name)
-	return nil
-}
-
-// GetObject implements Catalog.
-func (c *InMemory) GetObject(db, name string) (Object, error) {
-	d, ok := c.dbs[db]
-	if !ok {
-		return nil, fmt.Errorf("Database %s does not exist in Catalog %s: %w", db, c.name, ErrNotFound)
-	}
-	o, ok := d.objects[name]
-	if !ok {
-		return nil, fmt.Errorf("Table (or view) %s.%s does not exist in Catalog %s: %w", db, name, c.name, ErrNotFound)
-	}
-	return o, nil
-}
-
-// ListObjects implements Catalog.
-func (c *InMemory) ListObjects(db string) ([]string, error) {
-	d, ok := c.dbs[db]
-	if !ok {
-		return nil, fmt.Errorf("Database %s does not exist in Catalog %s: %w", db, c.name, ErrNotFound)
-	}
-	out := make([]string, 0, len(d.objects))
-	for k := range d.objects {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
-// CreateObject implements Catalog.
-func (c *InMemory) CreateObject(db, name string, obj Object, ignoreIfExists bool) error {
-	d, ok := c.dbs[db]
-	if !ok {
-		return fmt.Errorf("Database %s does not exist in Catalog %s: %w", db, c.name, ErrNotFound)
-	}
-	if _, ok := d.objects[name]; ok {
-		if ignoreIfExists {
-			return nil
-		}
-		return fmt.Errorf("Table (or view) %s.%s already exists in Catalog %s: %w", db, name, c.name, ErrAlreadyExists)
-	}
-	d.objects[name] = obj
-	return nil
-}
-
-// DropObject implements Catalog.
-func (c *InMemory) DropObject(db, name string, ignoreIfNotExists bool) error {
-	d, ok := c.dbs[db]
-	if ok {
-		if _, ok = d.objects[name]; ok {
-			delete(d.objects, name)
-			return nil
-		}
-	}
-	if ignoreIfNotExists {
-		return nil
-	}
-	return fmt.Errorf("Table (or view) %s.%s does not exist in Catalog %s: %w", db, name, c.name, ErrNotFound)
-}
-
-var _ Catalog = (*InMemory)(nil)

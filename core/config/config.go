@@ -35,6 +35,9 @@ const (
 	KeySQLDialect         = "table.sql-dialect"
 	KeyBuiltinCatalog     = "table.builtin-catalog-name"
 	KeyBuiltinDatabase    = "table.builtin-database-name"
+	// KeySinkNotNullEnforcer is what a NULL written into a NOT NULL sink
+	// column does: ERROR (fail the job) or DROP (drop the row silently).
+	KeySinkNotNullEnforcer = "table.exec.sink.not-null-enforcer"
 	// KeyDisabledRules is tablerun's own key: a comma-separated list of
 	// optimizer rule names that must not run ('*' or 'all' disables all).
 	KeyDisabledRules = "table.optimizer.disabled-rules"
@@ -164,6 +167,8 @@ func options() map[string]option {
 		KeyBuiltinDatabase:    {"default_database", anyString},
 		KeyDisabledRules:      {"", anyString},
 		KeyBatchSize:          {"4096", positiveIntCheck},
+
+		KeySinkNotNullEnforcer: {"ERROR", enumCheck("org.apache.flink.table.api.config.ExecutionConfigOptions$NotNullEnforcer", "ERROR", "DROP")},
 	}
 }
 

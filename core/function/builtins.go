@@ -27,8 +27,9 @@ package function
 //     'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND', and the SQL_TSI_*
 //     spellings).
 //   - FLOOR(x TO unit) / CEIL(x TO unit): name "FLOOR"/"CEIL" with
-//     arguments (x, unit) where unit is a STRING literal; only FLOOR/CEIL
-//     of numbers are supported so far.
+//     arguments (x, unit) where x is a DATE, TIME, TIMESTAMP or
+//     TIMESTAMP_LTZ and unit a STRING literal ('YEAR', 'QUARTER', 'MONTH',
+//     'WEEK', 'DAY', 'HOUR', 'MINUTE', 'SECOND', 'MILLISECOND').
 //   - POSITION(needle IN haystack): name "POSITION", arguments (needle,
 //     haystack) (1-based; 0 when absent).
 //   - SUBSTRING(s FROM a [FOR n]): name "SUBSTRING", arguments (s, a[, n]).

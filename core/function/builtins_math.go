@@ -171,7 +171,7 @@ func registerMath(r *Registry) {
 		r.Register(&Definition{Name: name, NullOnNull: true,
 			Infer: func(args []types.Type) (types.Type, []types.Type, error) {
 				if len(args) == 2 {
-					return types.Type{}, nil, fmt.Errorf("not supported yet: %s(<datetime> TO <unit>)", name)
+					return inferFloorTime(name, args)
 				}
 				if len(args) != 1 {
 					return types.Type{}, nil, arityError(name, len(args))
@@ -190,6 +190,9 @@ func registerMath(r *Registry) {
 				return res.WithNullable(args[0].Nullable()), []types.Type{t.WithNullable(args[0].Nullable())}, nil
 			},
 			Eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) {
+				if len(a) == 2 {
+					return floorTime(ctx, a[0], ct.Args[0], a[1], ceil)
+				}
 				switch x := a[0].(type) {
 				case float64:
 					if ceil {

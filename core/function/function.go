@@ -110,10 +110,48 @@ func (r *Registry) Names() []string {
 
 // CallError formats Flink's error for a call whose arguments do not fit:
 // "Cannot apply 'UPPER' to arguments of type 'UPPER(<INTEGER>)'."
+//
+// Argument types are spelled as Calcite prints them (INTEGER, CHAR(1),
+// VARCHAR(2147483647), DECIMAL(3, 2), TIMESTAMP(6)…), without NOT NULL.
 func CallError(name string, args []types.Type) error {
 	parts := make([]string, len(args))
 	for i, a := range args {
-		parts[i] = "<" + a.SummaryString() + ">"
+		parts[i] = "<" + calciteTypeName(a) + ">"
 	}
 	return fmt.Errorf("Cannot apply '%s' to arguments of type '%s(%s)'.", name, name, strings.Join(parts, ", "))
+}
+
+// calciteTypeName spells t as Calcite's RelDataType.toString does.
+func calciteTypeName(t types.Type) string {
+	switch t.Kind {
+	case types.Int:
+		return "INTEGER"
+	case types.VarChar:
+		return fmt.Sprintf("VARCHAR(%d)", t.Precision)
+	case types.VarBinary:
+		return fmt.Sprintf("VARBINARY(%d)", t.Precision)
+	case types.TimestampLTZ:
+		return fmt.Sprintf("TIMESTAMP_WITH_LOCAL_TIME_ZONE(%d)", t.Precision)
+	case types.IntervalDayTime, types.IntervalYearMonth:
+		unit := t.Unit
+		if unit == "" {
+			unit = map[bool]string{true: "DAY TO SECOND", false: "YEAR TO MONTH"}[t.Kind == types.IntervalDayTime]
+		}
+		return "INTERVAL " + unit
+	case types.Array:
+		if t.Elem != nil {
+			return calciteTypeName(*t.Elem) + " ARRAY"
+		}
+	case types.Map:
+		if t.Elem != nil && t.Value != nil {
+			return "(" + calciteTypeName(*t.Elem) + ", " + calciteTypeName(*t.Value) + ") MAP"
+		}
+	case types.Row:
+		parts := make([]string, len(t.Fields))
+		for i, f := range t.Fields {
+			parts[i] = calciteTypeName(f.Type) + " " + f.Name
+		}
+		return "RecordType(" + strings.Join(parts, ", ") + ")"
+	}
+	return t.SummaryString()
 }

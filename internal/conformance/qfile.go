@@ -136,6 +136,28 @@ type Outcome struct {
 	// Internal is set when the statement panicked inside tablerun (the
 	// session recovered; see core.ErrInternal).
 	Internal error
+	// Skip is the reason a record that did not pass is a legitimate skip
+	// (see SkipReason); "" when it counts as a failure.
+	Skip string
+}
+
+// SkipReason returns why a record that does not pass is legitimately
+// skipped, or "". The legitimate skips are the ones the scripts' README
+// lists as impossible without a JVM or Flink's Java CLI: Java jars (ADD
+// JAR, REMOVE JAR, SHOW JARS, USING JAR), calls of Java UDF classes, and the
+// CLI's HELP text. actual is tablerun's output for the record.
+func SkipReason(r Record, actual string) string {
+	sql := strings.ToUpper(strings.Join(strings.Fields(r.SQL), " "))
+	switch {
+	case strings.HasPrefix(sql, "ADD JAR"), strings.HasPrefix(sql, "REMOVE JAR"), strings.HasPrefix(sql, "SHOW JARS"),
+		strings.Contains(sql, "USING JAR"):
+		return "Java jars (ADD JAR / REMOVE JAR / SHOW JARS / USING JAR) need a JVM"
+	case strings.Contains(actual, "tablerun has no JVM"):
+		return "calls a Java UDF class (LowerUDF, UpperUDF, …), which needs a JVM"
+	case sql == "HELP;":
+		return "HELP prints the help text of Flink's Java CLI"
+	}
+	return ""
 }
 
 var (
@@ -206,6 +228,7 @@ func RunFile(ctx context.Context, text string) ([]Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer env.Close()
 	var devNull strings.Builder
 	env.SetOutput(&devNull, &devNull)
 	out := make([]Outcome, 0, len(recs))
@@ -216,10 +239,16 @@ func RunFile(ctx context.Context, text string) ([]Outcome, error) {
 			return out, perr
 		}
 		o := Outcome{Record: r, Actual: Normalize(b.String()), Tag: core.OutputTag(res, err)}
+		if res != nil {
+			_ = res.Close()
+		}
 		if errors.Is(err, core.ErrInternal) {
 			o.Internal = err
 		}
 		o.Pass = o.Tag == r.Tag && o.Actual == Normalize(r.Output)
+		if !o.Pass {
+			o.Skip = SkipReason(r, o.Actual)
+		}
 		out = append(out, o)
 	}
 	return out, nil

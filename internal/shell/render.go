@@ -6,6 +6,7 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"github.com/tablerun/tablerun/core"
+	"github.com/tablerun/tablerun/core/changelog"
 )
 
 // defaultMaxWidth caps query columns as sql-client.display.max-column-width
@@ -20,18 +21,33 @@ type Grid struct {
 }
 
 // NewGrid formats the rows of res. With op, a first column "op" holds the
-// row kind (+I: batch results are insert-only).
+// row kind of each row (+I for every row of a batch result).
 func NewGrid(res *core.TableResult, op bool) Grid {
+	var kinds []changelog.RowKind
+	if op {
+		kinds = res.RowKinds()
+	}
+	return GridOf(res, res.Rows(), kinds)
+}
+
+// GridOf formats rows of res's schema (say a materialized view of a
+// streaming result) with res's formatting; with kinds (one per row) a
+// first column "op" shows them.
+func GridOf(res *core.TableResult, rows [][]any, kinds []changelog.RowKind) Grid {
 	schema := res.Schema()
 	var g Grid
-	if op {
+	if kinds != nil {
 		g.Header = append(g.Header, "op")
 	}
 	g.Header = append(g.Header, schema.Names()...)
-	for _, row := range res.Rows() {
+	for i, row := range rows {
 		cells := make([]string, 0, len(g.Header))
-		if op {
-			cells = append(cells, "+I")
+		if kinds != nil {
+			k := changelog.Insert
+			if i < len(kinds) {
+				k = kinds[i]
+			}
+			cells = append(cells, k.String())
 		}
 		for j, f := range schema {
 			var v any

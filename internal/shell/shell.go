@@ -1,20 +1,27 @@
 // Package shell is tablerun's interactive SQL client, modelled on Flink's:
 // the `Flink SQL> ` prompt, statements that span lines up to a ';' outside
-// strings and comments (continuation prompt `> `), line editing and a
-// persistent history (github.com/peterh/liner) when the input is a
-// terminal, the client commands HELP, QUIT/EXIT and CLEAR, and the result
-// modes of sql-client.execution.result-mode:
+// strings, quoted identifiers and comments (continuation prompt `> `; the
+// splitting is parser.ParseScript's), line editing, tab completion and a
+// persistent history (~/.tablerun_history, github.com/peterh/liner) when
+// the input is a terminal, the client commands HELP, QUIT/EXIT and CLEAR,
+// and the result modes of sql-client.execution.result-mode:
 //
 //   - tableau prints results as `tablerun -f` does;
 //   - changelog prints the tableau layout with Flink's leading "op" column
-//     (+I for every row: batch results are insert-only);
+//     (+I for every row of a batch result);
 //   - table (Flink's default) pages through a result that does not fit on
 //     the terminal (Space/Enter: next page, b: previous, q: quit the view);
 //     on a non-terminal output it prints the tableau layout.
 //
-// Ctrl-C while a statement runs cancels it (its context is cancelled) and
-// the shell goes on; Ctrl-C at the prompt drops the pending input; Ctrl-D
-// (end of input) or QUIT; ends the session.
+// A streaming query's changelog prints as it arrives, as Flink's tableau
+// mode does, in every result mode. Ctrl-C while a statement runs (or while
+// a streaming result prints) cancels it and the shell goes on; Ctrl-C at
+// the prompt drops the pending input; Ctrl-D (end of input) or QUIT; ends
+// the session.
+//
+// WriteResult writes a result as CSV, JSON lines or an Arrow IPC file for
+// scripts; Completions and Inspect serve the shell's and the Jupyter
+// kernel's completion and help.
 package shell
 
 import (
@@ -93,6 +100,9 @@ func Run(ctx context.Context, env *core.TableEnvironment, in io.Reader, out io.W
 		rd = newPlainReader(in)
 	}
 	s := &session{env: env, out: out, rd: rd, tty: tty, interrupts: sigs, opts: opts}
+	if tty {
+		s.enableTerminalPager()
+	}
 	if tty && !opts.Quiet {
 		h := hist
 		if h == "" {
@@ -196,7 +206,7 @@ func (s *session) runInput(ctx context.Context, input string) (bool, error) {
 	for _, st := range stmts {
 		switch clientCommand(st.Text) {
 		case cmdHelp:
-			fmt.Fprintln(s.out, helpText)
+			fmt.Fprint(s.out, HelpText+"\n")
 			continue
 		case cmdQuit:
 			s.goodbye()
@@ -210,21 +220,15 @@ func (s *session) runInput(ctx context.Context, input string) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return true, err
 		}
-		res, err, canceled := s.execute(ctx, st.Text)
-		if canceled {
-			fmt.Fprint(s.out, "[INFO] Statement canceled (Ctrl-C).\n\n")
-			continue
-		}
-		if err != nil {
-			err = core.ShiftPosition(err, st.Line, st.Col)
-		}
-		s.printResult(res, err)
+		s.runStatement(ctx, st)
 	}
 	return false, nil
 }
 
-// execute runs one statement; a SIGINT while it runs cancels its context.
-func (s *session) execute(ctx context.Context, text string) (*core.TableResult, error, bool) {
+// runStatement runs one statement and prints its outcome. A SIGINT while
+// it runs, or while its result prints (a streaming query's changes print
+// as they arrive), cancels it.
+func (s *session) runStatement(ctx context.Context, st parser.ScriptStatement) {
 	// Drop a Ctrl-C that arrived while no statement was running.
 	select {
 	case <-s.interrupts:
@@ -234,6 +238,7 @@ func (s *session) execute(ctx context.Context, text string) (*core.TableResult, 
 	defer cancel()
 	var canceled atomic.Bool
 	done := make(chan struct{})
+	defer close(done)
 	go func() {
 		select {
 		case <-s.interrupts:
@@ -242,16 +247,31 @@ func (s *session) execute(ctx context.Context, text string) (*core.TableResult, 
 		case <-done:
 		}
 	}()
-	res, err := s.env.ExecuteSQL(stmtCtx, text)
-	close(done)
-	return res, err, canceled.Load() && err != nil
+	res, err := s.env.ExecuteSQL(stmtCtx, st.Text)
+	if err != nil {
+		if canceled.Load() {
+			fmt.Fprint(s.out, "[INFO] Statement canceled (Ctrl-C).\n\n")
+			return
+		}
+		s.printResult(nil, core.ShiftPosition(err, st.Line, st.Col))
+		return
+	}
+	s.printResult(res, nil)
+	if res.IsStreaming() {
+		_ = res.Close()
+		if canceled.Load() {
+			fmt.Fprint(s.out, "[INFO] Query canceled (Ctrl-C).\n\n")
+		}
+	}
 }
 
 // printResult prints the outcome of one statement in the session's result
 // mode, followed by a blank line.
 func (s *session) printResult(res *core.TableResult, err error) {
 	cfg := s.env.Config()
-	if err == nil && res.IsQuery() {
+	// A streaming result prints its changelog as it arrives, in every
+	// result mode (with the op column).
+	if err == nil && res.IsQuery() && !res.IsStreaming() {
 		switch cfg.ResultMode() {
 		case config.ResultChangelog:
 			s.printGrid(res, true)

@@ -10,7 +10,7 @@ import (
 // out whether the input ends with a complete statement: parser.ParseScript
 // reports it as a statement of its own exactly when everything before it
 // was terminated by a ';' outside strings, quoted identifiers, comments and
-// STATEMENT SET BEGIN … END blocks.
+// STATEMENT SET BEGIN … END blocks (comments may follow the last ';').
 const sentinel = "tablerun_sentinel"
 
 // complete reports whether input (the lines typed so far) ends with a
@@ -26,7 +26,16 @@ func complete(input string) bool {
 		// statement goes on on the next line.
 		return false
 	}
-	return len(stmts) > 0 && stmts[len(stmts)-1].Text == sentinel
+	if len(stmts) == 0 {
+		return false
+	}
+	last := stmts[len(stmts)-1].Text
+	if !strings.HasSuffix(last, sentinel) {
+		return false
+	}
+	// Only comments may precede the sentinel in its statement.
+	before, err := parser.ParseScript(strings.TrimSuffix(last, sentinel))
+	return err == nil && len(before) == 0
 }
 
 // command is a client command handled by the shell itself rather than by
@@ -54,8 +63,8 @@ func clientCommand(stmt string) command {
 	return cmdNone
 }
 
-// helpText is what HELP; prints, as Flink's SQL client does.
-const helpText = "The following commands are available:\n" +
+// HelpText is what HELP; prints, as Flink's SQL client does.
+const HelpText = "The following commands are available:\n" +
 	"\n" +
 	"HELP               \t\tPrints the available commands.\n" +
 	"QUIT/EXIT          \t\tQuits the SQL CLI client.\n" +
@@ -74,3 +83,9 @@ const helpText = "The following commands are available:\n" +
 	"\n" +
 	"Hint: Make sure that a statement ends with \";\" for finalizing (multi-line) statements.\n" +
 	"You can also type any Flink SQL statement, please visit https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/table/sql/overview/ for more details.\n"
+
+// IsTerminated reports whether input ends with a statement terminated by
+// ';' (comments may follow), the condition on which the shell runs what was
+// typed. Input with an unterminated string, quoted identifier or comment is
+// never terminated; blank input is.
+func IsTerminated(input string) bool { return complete(input) }

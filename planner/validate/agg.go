@@ -24,6 +24,10 @@ type aggCtx struct {
 	// deferred are single-row relations of scalar subqueries used after
 	// aggregation; subRef j reads the value of deferred[j].
 	deferred []logical.Node
+	// deferredConds are the LEFT join conditions of deferred (nil or
+	// missing: no condition); subRefs in them stand for the deferred
+	// relations' columns (IN / EXISTS subqueries, subquery_value.go).
+	deferredConds []logical.Expr
 }
 
 // subRef stands for the value of a scalar subquery used after aggregation
@@ -31,12 +35,20 @@ type aggCtx struct {
 type subRef struct {
 	j int
 	t types.Type
+	// col is the column of deferred[j] (0 for a scalar subquery).
+	col int
 }
 
 func (e *subRef) Type() types.Type                         { return e.t }
-func (e *subRef) String() string                           { return fmt.Sprintf("$subquery%d", e.j) }
 func (e *subRef) Children() []logical.Expr                 { return nil }
 func (e *subRef) WithChildren([]logical.Expr) logical.Expr { return e }
+
+func (e *subRef) String() string {
+	if e.col > 0 {
+		return fmt.Sprintf("$subquery%d.%d", e.j, e.col)
+	}
+	return fmt.Sprintf("$subquery%d", e.j)
+}
 
 func exprKey(e logical.Expr) string { return e.String() + ":" + e.Type().String() }
 

@@ -114,6 +114,12 @@ func (b *binder) call(pos ast.Pos, name string, args ...logical.Expr) (logical.E
 	if !ok || def.Kind != function.Scalar || def.Infer == nil {
 		return nil, noMatch(pos, name, args)
 	}
+	return b.callDef(pos, def, args)
+}
+
+// callDef applies a resolved function's type inference to its arguments,
+// inserting the casts it asks for.
+func (b *binder) callDef(pos ast.Pos, def *function.Definition, args []logical.Expr) (logical.Expr, error) {
 	ats := make([]types.Type, len(args))
 	for i, a := range args {
 		ats[i] = a.Type()
@@ -129,7 +135,7 @@ func (b *binder) call(pos ast.Pos, name string, args ...logical.Expr) (logical.E
 			out[i] = coerce(a, want[i])
 		}
 	}
-	return &logical.Call{Name: def.Name, Args: out, T: res}, nil
+	return refineCallType(&logical.Call{Name: def.Name, Args: out, T: res}, ats), nil
 }
 
 func (b *binder) boolean(e ast.Expr, what string) (logical.Expr, error) {
@@ -230,9 +236,9 @@ func (b *binder) expr(e ast.Expr) (logical.Expr, error) {
 	case *ast.In:
 		return b.inList(x)
 	case *ast.InSubquery:
-		return nil, unsupported("IN subquery outside of a WHERE conjunct, at line %d, column %d", x.Line, x.Col)
+		return b.inSubqueryValue(x)
 	case *ast.Exists:
-		return nil, unsupported("EXISTS subquery outside of a WHERE conjunct, at line %d, column %d", x.Line, x.Col)
+		return b.existsValue(x)
 	case *ast.ScalarSubquery:
 		return b.scalarSubquery(x)
 	case *ast.Case:
@@ -647,10 +653,10 @@ func (b *binder) funcCall(x *ast.FunctionCall) (logical.Expr, error) {
 	if x.Over != nil || x.OverName != "" {
 		return nil, unsupported("OVER windows")
 	}
-	if len(x.Name.Parts) != 1 {
+	if len(x.Name.Parts) != 1 && b.v.opts.Functions == nil {
 		return nil, unsupported("catalog functions (%s)", x.Name.String())
 	}
-	written := x.Name.Parts[0]
+	written := x.Name.Parts[len(x.Name.Parts)-1]
 	if isAggCall(x) {
 		switch {
 		case b.inAggArg:
@@ -666,6 +672,9 @@ func (b *binder) funcCall(x *ast.FunctionCall) (logical.Expr, error) {
 	args, err := b.exprs(x.Args)
 	if err != nil {
 		return nil, err
+	}
+	if b.v.opts.Functions != nil {
+		return b.resolvedCall(x, written, args)
 	}
 	upper := strings.ToUpper(written)
 	if _, ok := b.v.fns.Lookup(upper); !ok && upper == "PROCTIME" && len(args) == 0 {

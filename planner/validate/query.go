@@ -473,17 +473,31 @@ func (v *Validator) planSelect(sel *ast.Select, order []ast.OrderItem, limit fun
 		if len(actx.deferred) > 0 {
 			// scalar subqueries of the select list / HAVING / ORDER BY join
 			// their single value onto the aggregate's output
+			// (IN / EXISTS subqueries join on a condition: deferredConds)
+			starts := make([]int, len(actx.deferred))
 			width := len(ag.Out)
-			for _, d := range actx.deferred {
-				base = &logical.Join{Left: base, Right: d, Kind: logical.LeftJoin, Out: joinOut(logical.LeftJoin, base.Schema(), d.Schema())}
+			for j, d := range actx.deferred {
+				starts[j] = width
+				width += len(d.Schema())
 			}
 			fix := func(x logical.Expr) logical.Expr {
+				if x == nil {
+					return nil
+				}
 				return logical.Rewrite(x, func(e logical.Expr) logical.Expr {
 					if r, ok := e.(*subRef); ok {
-						return &logical.ColumnRef{Index: width + r.j, Name: "$f0", T: r.t}
+						name := actx.deferred[r.j].Schema()[r.col].Name
+						return &logical.ColumnRef{Index: starts[r.j] + r.col, Name: name, T: r.t}
 					}
 					return e
 				})
+			}
+			for j, d := range actx.deferred {
+				var cond logical.Expr
+				if j < len(actx.deferredConds) {
+					cond = fix(actx.deferredConds[j])
+				}
+				base = &logical.Join{Left: base, Right: d, Kind: logical.LeftJoin, Cond: cond, Out: joinOut(logical.LeftJoin, base.Schema(), d.Schema())}
 			}
 			if having != nil {
 				having = fix(having)

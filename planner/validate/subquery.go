@@ -162,9 +162,6 @@ func (b *binder) scalarSubquery(x *ast.ScalarSubquery) (logical.Expr, error) {
 	if err != nil && !corr {
 		return nil, err
 	}
-	if corr && b.agg != nil {
-		return nil, unsupported("correlated scalar subquery after aggregation, at line %d, column %d", x.Line, x.Col)
-	}
 	if !corr {
 		rs := sub.Schema()
 		if len(rs) != 1 {
@@ -273,25 +270,21 @@ func (b *binder) correlatedScalar(x *ast.ScalarSubquery) (logical.Expr, error) {
 		right = &logical.Aggregate{Input: right, GroupKeys: keys,
 			Aggs: []logical.AggCall{{Name: "SINGLE_VALUE", Args: []int{k}, Filter: -1, T: t, Alias: "$v"}}, Out: out}
 	}
-	left := b.rel.node
-	nl := len(left.Schema())
-	ob := &binder{v: v, sc: b.sc, env: b.env}
-	rs := right.Schema()
-	var conds []logical.Expr
-	for i, k := range outerKeys {
-		ok, err := ob.expr(k)
-		if err != nil {
-			return nil, err
-		}
-		c, err := ob.call(k.Position(), "=", ok, &logical.ColumnRef{Index: nl + i, Name: rs[i].Name, T: rs[i].Type})
-		if err != nil {
-			return nil, err
-		}
-		conds = append(conds, c)
+	// joined onto the current relation, or after aggregation onto the
+	// Aggregate's output (see attachment in subquery_value.go)
+	okeys, err := b.bindKeys(outerKeys)
+	if err != nil {
+		return nil, err
 	}
-	b.rel.node = &logical.Join{Left: left, Right: right, Kind: logical.LeftJoin, Cond: logical.And(conds...), Out: joinOut(logical.LeftJoin, left.Schema(), rs)}
+	ob := &binder{v: v, sc: b.sc, env: b.env}
+	a := b.attach(right)
+	cond, err := a.keyConds(okeys)
+	if err != nil {
+		return nil, err
+	}
+	a.commit(cond)
 	k := len(innerKeys)
-	var ref logical.Expr = &logical.ColumnRef{Index: nl + k, Name: "$v", T: rs[k].Type.WithNullable(true)}
+	ref := a.ref(k)
 	if fc, ok := item.(*ast.FunctionCall); ok && strings.EqualFold(fc.Name.Last(), "COUNT") {
 		zero := &logical.Literal{Value: int64(0), T: notNull(types.BigIntT)}
 		c, err := ob.call(x.Pos, "COALESCE", ref, zero)

@@ -25,6 +25,10 @@ type Options struct {
 	// Streaming is set in streaming mode (not used yet: the streaming issue
 	// adds its checks).
 	Streaming bool
+	// Functions resolves functions called by name with Flink's rules
+	// (temporary system functions, the used modules, temporary catalog and
+	// catalog functions); nil looks names up in the registry only.
+	Functions FunctionResolver
 }
 
 // Validator turns statements into typed logical plans. It is not safe for

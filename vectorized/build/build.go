@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -37,6 +38,11 @@ type Env struct {
 	Functions *function.Registry
 	// Eval is the evaluation context of compiled expressions.
 	Eval *function.EvalContext
+	// SinkNotNullDrop drops rows with a NULL in a NOT NULL sink column
+	// instead of failing (table.exec.sink.not-null-enforcer = DROP).
+	SinkNotNullDrop bool
+	// StateTTL is table.exec.state.ttl (streaming; 0 keeps state forever).
+	StateTTL time.Duration
 }
 
 // Run builds the operators of plan and drives them to completion,
@@ -420,7 +426,13 @@ func (b *builder) build(n physical.Node) (runner, error) {
 		if err != nil {
 			return nil, err
 		}
+		if enf := b.notNullEnforcer(n); enf != nil {
+			return &unaryRunner{name: name, op: ops.NewSink(s), child: &unaryRunner{name: name, op: enf, child: ch[0]}}, nil
+		}
 		return unary(ops.NewSink(s))
+	}
+	if r, ok, err := b.buildStream(n, ch, out); ok {
+		return r, err
 	}
 	return nil, fmt.Errorf("not supported yet: physical node %s", name)
 }

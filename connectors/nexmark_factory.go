@@ -1,0 +1,34 @@
+package connectors
+
+import (
+	"fmt"
+
+	"github.com/tablerun/tablerun/connectors/nexmark"
+	"github.com/tablerun/tablerun/vectorized"
+)
+
+// ---- nexmark ----
+
+type nexmarkFactory struct{}
+
+func (nexmarkFactory) Identifier() string        { return "nexmark" }
+func (nexmarkFactory) RequiredOptions() []string { return nil }
+func (nexmarkFactory) OptionalOptions() []string { return nexmark.OptionalOptions() }
+
+func (f nexmarkFactory) CreateSource(cx *Context, spec SourceSpec) (vectorized.Source, error) {
+	if err := ValidateOptions(f, spec.Table); err != nil {
+		return nil, err
+	}
+	cfg, err := nexmark.ParseConfig(spec.Table.Table.Options)
+	if err != nil {
+		return nil, err
+	}
+	if cx != nil && cx.Bounded && !cfg.Bounded() {
+		return nil, fmt.Errorf("Querying an unbounded table '%s' in batch mode is not allowed. The table source is unbounded.", spec.Table.ID.Summary())
+	}
+	return nexmark.NewSource(cfg, spec.Table.PhysicalSchema(), spec.Projection, batchSize(cx))
+}
+
+func (f nexmarkFactory) CreateSink(cx *Context, spec SinkSpec) (Sink, error) {
+	return nil, fmt.Errorf("Connector 'nexmark' can only be used as a source. It cannot be used as a sink.")
+}

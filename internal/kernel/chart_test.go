@@ -1,0 +1,83 @@
+package kernel
+
+import (
+	"context"
+	"encoding/xml"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tablerun/tablerun/core"
+)
+
+func TestParseChartLine(t *testing.T) {
+	cases := []struct {
+		name string
+		code string
+		want *ChartSpec
+		rest string
+		err  string
+	}{
+		{name: "no option", code: "SELECT 1", rest: "SELECT 1"},
+		{name: "bar", code: "%chart bar x=k y=v\nSELECT 1", want: &ChartSpec{Kind: "bar", X: "k", Y: []string{"v"}}, rest: "\nSELECT 1"},
+		{name: "series and title", code: "%chart LINE x=day y=a,b title=\"Daily totals\"\nSELECT 1",
+			want: &ChartSpec{Kind: "line", X: "day", Y: []string{"a", "b"}, Title: "Daily totals"}, rest: "\nSELECT 1"},
+		{name: "unknown kind", code: "%chart pie x=a y=b\nSELECT 1", err: `not supported yet: chart kind "pie"`},
+		{name: "missing y", code: "%chart bar x=a\nSELECT 1", err: "needs x=<column> and y="},
+		{name: "bad option", code: "%chart bar x=a y=b color=red\nSELECT 1", err: `unknown %chart option "color"`},
+		{name: "unterminated quote", code: "%chart bar x=a y=b title=\"oops\nSELECT 1", err: "unterminated quote"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			spec, rest, err := parseChartLine(c.code)
+			if c.err != "" {
+				require.ErrorContains(t, err, c.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, c.want, spec)
+			require.Equal(t, c.rest, rest)
+		})
+	}
+}
+
+func TestRenderChart(t *testing.T) {
+	env := core.NewTableEnvironment(core.InBatchMode())
+	res, err := env.ExecuteSQL(context.Background(),
+		"SELECT * FROM (VALUES ('a<b', 1.5, 3), ('b', -2.0, 4), ('c', CAST(NULL AS DECIMAL(2, 1)), 5)) AS t(k, v, w)")
+	require.NoError(t, err)
+	cases := []struct {
+		spec *ChartSpec
+		want []string
+		err  string
+	}{
+		{spec: &ChartSpec{Kind: "bar", X: "k", Y: []string{"v", "w"}, Title: "T&T"}, want: []string{"<rect x=", "a&lt;b", "T&amp;T", ">w</text>"}},
+		{spec: &ChartSpec{Kind: "line", X: "k", Y: []string{"w"}}, want: []string{"<polyline"}},
+		{spec: &ChartSpec{Kind: "scatter", X: "w", Y: []string{"v"}}, want: []string{"<circle"}},
+		{spec: &ChartSpec{Kind: "bar", X: "k", Y: []string{"nope"}}, err: "column 'nope' is not in the result (columns: k, v, w)"},
+		{spec: &ChartSpec{Kind: "bar", X: "v", Y: []string{"k"}}, err: "cannot be charted on a numeric axis"},
+	}
+	for _, c := range cases {
+		t.Run(c.spec.Kind+" "+strings.Join(c.spec.Y, ","), func(t *testing.T) {
+			svg, err := RenderChart(c.spec, res, res.Rows())
+			if c.err != "" {
+				require.ErrorContains(t, err, c.err)
+				return
+			}
+			require.NoError(t, err)
+			for _, w := range c.want {
+				require.Contains(t, svg, w)
+			}
+			// The SVG is well-formed XML.
+			d := xml.NewDecoder(strings.NewReader(svg))
+			for {
+				_, err := d.Token()
+				if err != nil {
+					require.ErrorContains(t, err, "EOF")
+					break
+				}
+			}
+		})
+	}
+}

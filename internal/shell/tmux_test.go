@@ -1,0 +1,151 @@
+package shell
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tablerun/tablerun/core"
+)
+
+// helperEnv makes the test binary run the shell on its terminal instead of
+// the tests (see TestMain): the tmux scenario drives the real line editor.
+const helperEnv = "TABLERUN_SHELL_TEST_MAIN"
+
+// TestMain runs the shell as a program when helperEnv is set, with the
+// history file named by TABLERUN_SHELL_TEST_HISTORY.
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) == "1" {
+		env := core.NewTableEnvironment(core.InBatchMode().WithOption("sql-client.display.print-time-cost", "false"))
+		err := Run(context.Background(), env, os.Stdin, os.Stdout, Options{HistoryFile: os.Getenv("TABLERUN_SHELL_TEST_HISTORY")})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// tmuxSession is one shell running in a private tmux server.
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+}
+
+func (s *tmuxSession) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	require.NoError(s.t, err, "tmux %v: %s", args, out)
+	return string(out)
+}
+
+// typeLine types text and presses Enter.
+func (s *tmuxSession) typeLine(text string) {
+	s.t.Helper()
+	// tmux takes an argument ending in ';' as a command separator.
+	if strings.HasSuffix(text, ";") {
+		text = strings.TrimSuffix(text, ";") + `\;`
+	}
+	s.tmux("send-keys", "-t", "sh", "-l", text)
+	s.tmux("send-keys", "-t", "sh", "Enter")
+}
+
+// screen returns the visible pane.
+func (s *tmuxSession) screen() string {
+	return s.tmux("capture-pane", "-p", "-t", "sh")
+}
+
+// waitFor waits until the pane shows want (counted occurrences >= n).
+func (s *tmuxSession) waitFor(want string, n int) string {
+	s.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		scr := s.screen()
+		if strings.Count(scr, want) >= n {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the screen does not show %q (%d times):\n%s", want, n, scr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestShellUnderTmux drives the shell as a person does: it types a
+// multi-line statement into a real terminal (tmux), cancels a long query
+// with Ctrl-C, pages through a result in table mode, recalls history with
+// the Up key and quits; the history file keeps the statements.
+func TestShellUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (apt-get install tmux): the terminal scenario is not tested")
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "history")
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("tablerun-shell-test-%d", os.Getpid())}
+	cmd := fmt.Sprintf("env %s=1 TABLERUN_SHELL_TEST_HISTORY=%s TERM=xterm %s -test.run=^$ ; sleep 30", helperEnv, hist, exe)
+	s.tmux("-f", "/dev/null", "new-session", "-d", "-s", "sh", "-x", "120", "-y", "40", cmd)
+	t.Cleanup(func() {
+		_ = exec.Command("tmux", "-L", s.socket, "kill-server").Run()
+	})
+
+	s.waitFor("Flink SQL>", 1)
+	require.Contains(t, s.screen(), "Welcome! Enter 'HELP;'")
+
+	// A statement over three lines: continuation prompts, then the table.
+	s.typeLine("SELECT 1 + 1 AS two,")
+	s.waitFor("\n>\n", 1)
+	s.typeLine("  'a;b' AS s")
+	s.typeLine(";")
+	scr := s.waitFor("1 row in set", 1)
+	require.Contains(t, scr, "| two |   s |")
+	require.Contains(t, scr, "|   2 | a;b |")
+
+	// Ctrl-C cancels a long query and the shell goes on.
+	s.typeLine("SET 'sql-client.execution.result-mode' = 'tableau';")
+	s.waitFor("[INFO] Execute statement succeeded.", 1)
+	s.typeLine("CREATE TABLE big (x BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '2000000000');")
+	s.waitFor("[INFO] Execute statement succeeded.", 2)
+	s.typeLine("SELECT COUNT(*) FROM big;")
+	time.Sleep(300 * time.Millisecond)
+	s.tmux("send-keys", "-t", "sh", "C-c")
+	s.waitFor("[INFO] Statement canceled (Ctrl-C).", 1)
+	s.typeLine("SELECT 'still here' AS msg;")
+	s.waitFor("still here |", 1)
+
+	// Table mode pages a long result; q closes the view.
+	s.tmux("send-keys", "-t", "sh", "C-l")
+	s.typeLine("SET 'sql-client.execution.result-mode' = 'table';")
+	s.typeLine("CREATE TABLE seq (x BIGINT) WITH ('connector' = 'datagen', 'fields.x.kind' = 'sequence', 'fields.x.start' = '1', 'fields.x.end' = '100');")
+	s.waitFor("[INFO] Execute statement succeeded.", 2)
+	s.typeLine("SELECT x, x * 10 AS y FROM seq;")
+	scr = s.waitFor("Page 1/", 1)
+	require.Contains(t, scr, "rows 1-34 of 100")
+	s.tmux("send-keys", "-t", "sh", "Space")
+	scr = s.waitFor("Page 2/", 1)
+	require.Contains(t, scr, "|  35 |  350 |")
+	s.tmux("send-keys", "-t", "sh", "q")
+	s.waitFor("100 rows in set (table view closed)", 1)
+
+	// Up recalls the previous statement from the history.
+	s.tmux("send-keys", "-t", "sh", "C-l")
+	s.tmux("send-keys", "-t", "sh", "Up")
+	s.waitFor("Flink SQL> SELECT x, x * 10 AS y FROM seq;", 1)
+	s.tmux("send-keys", "-t", "sh", "C-c")
+
+	s.typeLine("QUIT;")
+	s.waitFor("Shutting down the session...", 1)
+	data, err := os.ReadFile(hist)
+	require.NoError(t, err)
+	require.Contains(t, string(data), "SELECT 1 + 1 AS two, 'a;b' AS s ;")
+	require.Contains(t, string(data), "SELECT COUNT(*) FROM big;")
+}

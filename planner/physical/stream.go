@@ -1,0 +1,182 @@
+package physical
+
+import (
+	"github.com/tablerun/tablerun/core/catalog"
+	"github.com/tablerun/tablerun/core/changelog"
+	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/planner/logical"
+)
+
+// Streaming physical nodes. A streaming plan reuses the batch nodes whose
+// behaviour does not change with the mode (TableSourceScan, Values, Calc —
+// a Calc passes row kinds through — and Limit over an insert-only input)
+// and adds the nodes below. Every node's Mode is its output changelog mode,
+// inferred from its inputs as Flink's FlinkChangelogModeInferenceProgram
+// does.
+
+// GroupAggregate is the streaming GROUP BY (Flink's StreamPhysicalGroupAggregate,
+// without mini-batch): it emits the change of a group's result for every
+// input record. The output is the group columns followed by the
+// aggregates. Its mode is I,UB,UA for an insert-only input and
+// I,UB,UA,D for an updating one.
+type GroupAggregate struct {
+	Input     Node
+	GroupKeys []int
+	Aggs      []logical.AggCall
+	Out       types.Schema
+}
+
+// NeedRetraction reports whether the input may retract rows, so that the
+// aggregates must accept retractions (Flink's *_RETRACT functions).
+func (n *GroupAggregate) NeedRetraction() bool {
+	return !n.Input.Mode().IsInsertOnly()
+}
+
+// Exchange redistributes rows between parallel instances: by the hash of
+// Keys, or to a single instance when Keys is nil. Rows and kinds pass
+// unchanged.
+type Exchange struct {
+	Input Node
+	Keys  []int // nil: single
+}
+
+// StreamUnion is UNION ALL in streaming: the changelogs of the inputs
+// interleaved. Flink prints it as "Union".
+type StreamUnion struct {
+	Inputs []Node
+	Out    types.Schema
+}
+
+// StreamSink writes a changelog into a table. Flink prints it as "Sink";
+// its changelog mode prints as NONE (it has no output).
+type StreamSink struct {
+	Input     Node
+	Table     *catalog.ResolvedTable
+	Overwrite bool
+}
+
+// Schema implements Node.
+func (n *GroupAggregate) Schema() types.Schema { return n.Out }
+
+// Schema implements Node.
+func (n *Exchange) Schema() types.Schema { return n.Input.Schema() }
+
+// Schema implements Node.
+func (n *StreamUnion) Schema() types.Schema { return n.Out }
+
+// Schema implements Node.
+func (n *StreamSink) Schema() types.Schema { return n.Input.Schema() }
+
+// Children implements Node.
+func (n *GroupAggregate) Children() []Node { return []Node{n.Input} }
+
+// Children implements Node.
+func (n *Exchange) Children() []Node { return []Node{n.Input} }
+
+// Children implements Node.
+func (n *StreamUnion) Children() []Node { return n.Inputs }
+
+// Children implements Node.
+func (n *StreamSink) Children() []Node { return []Node{n.Input} }
+
+// WithChildren implements Node.
+func (n *GroupAggregate) WithChildren(ch []Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// WithChildren implements Node.
+func (n *Exchange) WithChildren(ch []Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// WithChildren implements Node.
+func (n *StreamUnion) WithChildren(ch []Node) Node {
+	c := *n
+	c.Inputs = append([]Node(nil), ch...)
+	return &c
+}
+
+// WithChildren implements Node.
+func (n *StreamSink) WithChildren(ch []Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// Name implements Node.
+func (n *GroupAggregate) Name() string { return "GroupAggregate" }
+
+// Name implements Node.
+func (n *Exchange) Name() string { return "Exchange" }
+
+// Name implements Node.
+func (n *StreamUnion) Name() string { return "Union" }
+
+// Name implements Node.
+func (n *StreamSink) Name() string { return "Sink" }
+
+// Mode implements Node.
+func (n *GroupAggregate) Mode() changelog.Mode {
+	m := changelog.ModeInsert | changelog.ModeUpdateBefore | changelog.ModeUpdateAfter
+	if !n.Input.Mode().IsInsertOnly() {
+		m |= changelog.ModeDelete
+	}
+	return m
+}
+
+// Mode implements Node.
+func (n *Exchange) Mode() changelog.Mode { return n.Input.Mode() }
+
+// Mode implements Node.
+func (n *StreamUnion) Mode() changelog.Mode {
+	var m changelog.Mode
+	for _, in := range n.Inputs {
+		m |= in.Mode()
+	}
+	if m == 0 {
+		m = changelog.InsertOnly
+	}
+	return m
+}
+
+// Mode implements Node: a sink has no output (EXPLAIN prints NONE).
+func (n *StreamSink) Mode() changelog.Mode { return 0 }
+
+var (
+	_ Node = (*GroupAggregate)(nil)
+	_ Node = (*Exchange)(nil)
+	_ Node = (*StreamUnion)(nil)
+	_ Node = (*StreamSink)(nil)
+)
+
+// StreamJoin is the streaming regular join (Flink's StreamPhysicalJoin,
+// printed "Join"): both inputs keep state, and every input row emits its
+// joined changes. Extra is the non-equality condition over left ++ right
+// (nil: none); no keys means every row shares one key. Its mode is the
+// union of the inputs' modes for an inner join and any change for an
+// outer join.
+type StreamJoin struct {
+	Left, Right         Node
+	Kind                logical.JoinKind
+	LeftKeys, RightKeys []int
+	Extra               logical.Expr
+	Out                 types.Schema
+}
+
+// Schema implements Node.
+func (n *StreamJoin) Schema() types.Schema { return n.Out }
+
+// Children implements Node.
+func (n *StreamJoin) Children() []Node { return []Node{n.Left, n.Right} }
+
+// WithChildren implements Node.
+func (n *StreamJoin) WithChildren(ch []Node) Node {
+	c := *n
+	c.Left, c.Right = ch[0], ch[1]
+	return &c
+}
+
+// Name implements Node.
+func (n *StreamJoin) Name() string { return "Join" }
+
+// Mode implements Node.
+func (n *StreamJoin) Mode() changelog.Mode {
+	if n.Kind == logical.InnerJoin {
+		return n.Left.Mode() | n.Right.Mode()
+	}
+	return changelog.All
+}
+
+var _ Node = (*StreamJoin)(nil)

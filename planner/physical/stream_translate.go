@@ -1,0 +1,179 @@
+package physical
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tablerun/tablerun/core/catalog"
+	"github.com/tablerun/tablerun/core/changelog"
+	"github.com/tablerun/tablerun/planner/logical"
+)
+
+// StreamOptions tune the streaming translation.
+type StreamOptions struct {
+	// SinkMode returns the row kinds the sink of a table accepts; nil
+	// uses DefaultSinkMode.
+	SinkMode func(t *catalog.ResolvedTable) changelog.Mode
+}
+
+// DefaultSinkMode returns the row kinds the built-in connectors' sinks
+// accept: print and blackhole take any changelog, upsert-kafka an upsert
+// stream, every other connector (filesystem…) inserts only.
+func DefaultSinkMode(t *catalog.ResolvedTable) changelog.Mode {
+	if t == nil || t.Table == nil {
+		return changelog.InsertOnly
+	}
+	switch strings.ToLower(t.Table.Options["connector"]) {
+	case "print", "blackhole":
+		return changelog.All
+	case "upsert-kafka":
+		return changelog.Upsert
+	}
+	return changelog.InsertOnly
+}
+
+// TableError is a planning error Flink raises as
+// org.apache.flink.table.api.TableException; its text is Flink's.
+type TableError struct{ Msg string }
+
+// Error implements error.
+func (e *TableError) Error() string { return e.Msg }
+
+// JavaClass returns the Flink exception class.
+func (e *TableError) JavaClass() string { return "org.apache.flink.table.api.TableException" }
+
+// TranslateStream turns an optimized logical plan into a streaming
+// physical plan (execution.runtime-mode = STREAMING). It translates as
+// TranslateWith does and then replaces the batch-only nodes:
+//
+//	HashAggregate     GroupAggregate over an Exchange (hash of the group
+//	                  keys, or single for a global aggregate)
+//	Union             StreamUnion (Flink's Union, any changelog)
+//	Sink              StreamSink, after checking that the table's sink
+//	                  accepts the input's changelog (Flink's error if not)
+//	Sort              Flink's error: sorting needs a time attribute
+//	Limit             kept over an insert-only input
+//
+//	HashJoin,         StreamJoin (Flink's Join) over an Exchange per input
+//	NestedLoopJoin    (hash of the keys, or single without keys)
+//
+// Semi/anti joins, ORDER BY … LIMIT (Top-N), INTERSECT/EXCEPT and LIMIT
+// over an updating input are not supported yet.
+func TranslateStream(n logical.Node, env *Env, opts StreamOptions) (Node, error) {
+	p, err := TranslateWith(n, env)
+	if err != nil {
+		return nil, err
+	}
+	if opts.SinkMode == nil {
+		opts.SinkMode = DefaultSinkMode
+	}
+	return toStream(p, opts)
+}
+
+func toStream(n Node, opts StreamOptions) (Node, error) {
+	ch := n.Children()
+	conv := make([]Node, len(ch))
+	for i, c := range ch {
+		s, err := toStream(c, opts)
+		if err != nil {
+			return nil, err
+		}
+		conv[i] = s
+	}
+	switch x := n.(type) {
+	case *TableSourceScan, *Values:
+		return n, nil
+	case *Calc:
+		return x.WithChildren(conv), nil
+	case *HashAggregate:
+		var keys []int
+		if len(x.GroupKeys) > 0 {
+			keys = append(keys, x.GroupKeys...)
+		}
+		ex := &Exchange{Input: conv[0], Keys: keys}
+		return &GroupAggregate{Input: ex, GroupKeys: x.GroupKeys, Aggs: x.Aggs, Out: x.Out}, nil
+	case *Union:
+		return &StreamUnion{Inputs: conv, Out: x.Out}, nil
+	case *Sort:
+		return nil, &TableError{Msg: "Sort on a non-time-attribute field is not supported."}
+	case *SortLimit:
+		return nil, fmt.Errorf("not supported yet: ORDER BY with LIMIT in streaming mode (Top-N)")
+	case *Limit:
+		if !conv[0].Mode().IsInsertOnly() {
+			return nil, fmt.Errorf("not supported yet: LIMIT over an updating input in streaming mode")
+		}
+		return x.WithChildren(conv), nil
+	case *HashJoin:
+		if err := streamJoinKind(x.Kind, x.NullAwareAnti); err != nil {
+			return nil, err
+		}
+		return &StreamJoin{
+			Left: &Exchange{Input: conv[0], Keys: x.LeftKeys}, Right: &Exchange{Input: conv[1], Keys: x.RightKeys},
+			Kind: x.Kind, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys, Extra: x.Extra, Out: x.Out,
+		}, nil
+	case *NestedLoopJoin:
+		if err := streamJoinKind(x.Kind, x.NullAwareAnti); err != nil {
+			return nil, err
+		}
+		return &StreamJoin{Left: &Exchange{Input: conv[0]}, Right: &Exchange{Input: conv[1]}, Kind: x.Kind, Extra: x.Cond, Out: x.Out}, nil
+	case *SetOp:
+		return nil, fmt.Errorf("not supported yet: INTERSECT and EXCEPT in streaming mode")
+	case *Sink:
+		in := conv[0]
+		if err := checkSink(x.Table, in, opts.SinkMode(x.Table)); err != nil {
+			return nil, err
+		}
+		return &StreamSink{Input: in, Table: x.Table, Overwrite: x.Overwrite}, nil
+	case *GroupAggregate, *Exchange, *StreamUnion, *StreamSink, *StreamJoin:
+		return n.WithChildren(conv), nil
+	}
+	return nil, fmt.Errorf("not supported yet: %s in streaming mode", n.Name())
+}
+
+// checkSink fails as Flink does when the sink cannot take the row kinds
+// its input produces, naming the node that produces them:
+//
+//	Table sink 'cat.db.t' doesn't support consuming update changes which is
+//	produced by node GroupAggregate(groupBy=[a], select=[a, COUNT(*) AS c])
+func checkSink(t *catalog.ResolvedTable, in Node, accepts changelog.Mode) error {
+	produced := in.Mode()
+	var kinds []string
+	if produced&(changelog.ModeUpdateBefore|changelog.ModeUpdateAfter) != 0 && accepts&changelog.ModeUpdateAfter == 0 {
+		kinds = append(kinds, "update")
+	}
+	if produced&changelog.ModeDelete != 0 && accepts&changelog.ModeDelete == 0 {
+		kinds = append(kinds, "delete")
+	}
+	if len(kinds) == 0 {
+		return nil
+	}
+	name := "sink"
+	if t != nil {
+		name = t.ID.Summary()
+	}
+	p := changeProducer(in)
+	return &TableError{Msg: fmt.Sprintf("Table sink '%s' doesn't support consuming %s changes which is produced by node %s(%s)",
+		name, strings.Join(kinds, " and "), p.Name(), DescribeStream(p, false))}
+}
+
+// changeProducer returns the deepest node of the updating path below n:
+// the node that turns insert-only inputs into updates.
+func changeProducer(n Node) Node {
+	for _, c := range n.Children() {
+		if !c.Mode().IsInsertOnly() {
+			return changeProducer(c)
+		}
+	}
+	return n
+}
+
+// streamJoinKind rejects the joins the streaming runtime cannot run yet.
+func streamJoinKind(k logical.JoinKind, nullAwareAnti bool) error {
+	switch {
+	case nullAwareAnti:
+		return fmt.Errorf("not supported yet: NOT IN subqueries in streaming mode")
+	case k == logical.SemiJoin || k == logical.AntiJoin:
+		return fmt.Errorf("not supported yet: IN/EXISTS subqueries (semi and anti joins) in streaming mode")
+	}
+	return nil
+}

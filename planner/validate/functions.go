@@ -1,0 +1,74 @@
+package validate
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/tablerun/tablerun/core/function"
+	"github.com/tablerun/tablerun/planner/ast"
+	"github.com/tablerun/tablerun/planner/logical"
+)
+
+// FunctionResolver resolves a function reference (1 to 3 name parts) with
+// Flink's rules; function.Catalog implements it. It returns (nil, nil) when
+// no function matches, and an error for a function that exists but cannot
+// be called. The returned definition's Name is the call key under which the
+// planner's registry finds it.
+type FunctionResolver interface {
+	Resolve(parts []string) (*function.Definition, error)
+}
+
+// resolvedCall binds a call by name through Options.Functions.
+func (b *binder) resolvedCall(x *ast.FunctionCall, written string, args []logical.Expr) (logical.Expr, error) {
+	def, err := b.v.opts.Functions.Resolve(x.Name.Parts)
+	if err != nil {
+		return nil, err
+	}
+	if def == nil && len(x.Name.Parts) == 1 && len(args) == 0 && strings.EqualFold(written, "PROCTIME") {
+		// a processing-time attribute reads the wall clock in batch mode
+		def, err = b.v.opts.Functions.Resolve([]string{"CURRENT_TIMESTAMP"})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if def == nil || def.Infer == nil {
+		var ve *Error
+		if errors.As(noMatch(x.Pos, written, args), &ve) {
+			return nil, &NoMatchError{Err: ve}
+		}
+		return nil, noMatch(x.Pos, written, args)
+	}
+	if def.Kind != function.Scalar {
+		return nil, unsupported("calling %s function %s in an expression", kindName(def.Kind), x.Name.String())
+	}
+	return b.callDef(x.Pos, def, args)
+}
+
+func kindName(k function.Kind) string {
+	switch k {
+	case function.Table:
+		return "table"
+	case function.Aggregate:
+		return "aggregate"
+	}
+	return "scalar"
+}
+
+// ClassSQLValidator is the exception class Flink's SQL client reports for
+// errors of Calcite's validator (the root cause it prints).
+const ClassSQLValidator = "org.apache.calcite.sql.validate.SqlValidatorException"
+
+// NoMatchError is "No match found for function signature f(<TYPE>, …)":
+// no function of that name exists. Like Flink's SQL client, its message is
+// Calcite's bare message (the root cause, without the position prefix) and
+// its Java class SqlValidatorException; Err keeps the position.
+type NoMatchError struct{ Err *Error }
+
+// Error returns the bare message.
+func (e *NoMatchError) Error() string { return e.Err.Msg }
+
+// Unwrap returns the positioned error.
+func (e *NoMatchError) Unwrap() error { return e.Err }
+
+// JavaClass returns SqlValidatorException.
+func (e *NoMatchError) JavaClass() string { return ClassSQLValidator }

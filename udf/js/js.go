@@ -1,0 +1,689 @@
+// Package js runs JavaScript user-defined functions with goja: scalar
+// functions, table functions (generator functions, or functions returning
+// an array) and aggregate functions (classes with createAccumulator,
+// accumulate, retract, merge and getValue).
+//
+// Each definition compiles its script once (*goja.Program) and keeps a
+// pool of runtimes that ran it; a call borrows one runtime, so global
+// state is per runtime and never touched by two goroutines at once.
+//
+// Value mapping (SQL → JavaScript → SQL): NULL ↔ null (undefined is NULL
+// too on return); BOOLEAN ↔ boolean; TINYINT…BIGINT ↔ number (BIGINT is
+// exact up to 2^53; a BigInt result is accepted), integral numbers on
+// return; FLOAT, DOUBLE ↔ number; DECIMAL → number, and a result may be a
+// number or a string (exact); CHAR/VARCHAR ↔ string; BINARY/VARBINARY ↔
+// Uint8Array (an ArrayBuffer is accepted); DATE ↔ Date at UTC midnight
+// (a 'yyyy-MM-dd' string is accepted); TIME ↔ string 'HH:mm:ss[.fff]';
+// TIMESTAMP ↔ Date whose UTC fields are the wall-clock time (milliseconds;
+// a string is accepted); TIMESTAMP_LTZ ↔ Date at the instant (a string is
+// read in the session time zone); INTERVAL DAY TO SECOND ↔ number of
+// milliseconds; INTERVAL YEAR TO MONTH ↔ number of months; ARRAY ↔ Array;
+// MAP with string keys ↔ plain object, other MAPs ↔ Map (either, or an
+// array of [key, value] pairs, is accepted on return); ROW ↔ object keyed
+// by field name (an array by position is accepted on return).
+//
+// Safety: goja has no file, network or process access; a call that runs
+// longer than the spec's timeout is interrupted.
+package js
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/tablerun/tablerun/core/function"
+	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/udf"
+)
+
+// program is one compiled script function.
+type program struct {
+	spec   udf.Spec
+	source string
+	prog   *goja.Program
+	getter *goja.Program // evaluates the entry identifier
+	params []types.Type
+	pool   *udf.Pool[*interp]
+}
+
+// interp is one runtime running the program.
+type interp struct {
+	rt    *goja.Runtime
+	entry goja.Value
+	fn    goja.Callable
+	watch *udf.Watch
+	// constructors used by conversions
+	dateCtor, mapCtor, u8Ctor goja.Value
+	argBuf                    []goja.Value
+}
+
+var (
+	identRE    = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+	parseErrRE = regexp.MustCompile(`Line (\d+):(\d+) (.*?)(?: \(and \d+ more errors?\))?$`)
+	declRE     = regexp.MustCompile(`(?m)(?:function\*?|class|let|const|var)\s+([A-Za-z_$][A-Za-z0-9_$]*)`)
+)
+
+// maxCallStack bounds JavaScript call nesting.
+const maxCallStack = 1000
+
+// Compile compiles a JavaScript function declared by spec into a
+// definition. Syntax errors, a throwing script body and a missing or
+// ill-shaped entry are reported here.
+func Compile(spec udf.Spec) (*function.Definition, error) {
+	if err := udf.ValidateSpec(spec); err != nil {
+		return nil, err
+	}
+	src := spec.Body
+	if src == "" {
+		b, err := os.ReadFile(spec.File)
+		if err != nil {
+			return nil, fmt.Errorf("JavaScript function '%s': reading the script: %w", spec.Name, err)
+		}
+		src = string(b)
+	}
+	p := &program{spec: spec, source: spec.Source(), params: spec.ParamTypes()}
+	if !identRE.MatchString(spec.Entry()) {
+		return nil, p.plainError(fmt.Sprintf("'%s' is not a JavaScript identifier: use the AS 'file.func' form to name the function", spec.Entry()))
+	}
+	prog, err := goja.Compile(p.source, src, false)
+	if err != nil {
+		return nil, p.syntaxError(err)
+	}
+	p.prog = prog
+	// SQL names are case-insensitive: accept a declaration that differs
+	// in case only.
+	entryName := spec.Entry()
+	decls := declRE.FindAllStringSubmatch(src, -1)
+	exact := false
+	for _, m := range decls {
+		exact = exact || m[1] == entryName
+	}
+	if !exact {
+		for _, m := range decls {
+			if strings.EqualFold(m[1], entryName) {
+				entryName = m[1]
+				break
+			}
+		}
+	}
+	p.getter, err = goja.Compile("<tablerun>", entryName, false)
+	if err != nil {
+		return nil, fmt.Errorf("js: internal: %w", err)
+	}
+	p.pool = udf.NewPool(p.newInterp, (*interp).close)
+	first, err := p.newInterp()
+	if err != nil {
+		return nil, err
+	}
+	p.pool.Put(first)
+
+	def := &function.Definition{
+		Name:             spec.Name,
+		Kind:             spec.Kind,
+		Infer:            udf.Infer(spec),
+		Nondeterministic: true,
+		Doc: function.Doc{
+			Summary: fmt.Sprintf("JavaScript %s function from %s", kindName(spec.Kind), p.source),
+			Args:    paramList(spec.Params),
+		},
+	}
+	switch spec.Kind {
+	case function.Scalar:
+		def.Eval = p.eval
+		udf.Register(def, p)
+	case function.Table:
+		def.Eval = notScalar(spec)
+		udf.Register(def, &tableFunc{p})
+	case function.Aggregate:
+		def.Eval = notScalar(spec)
+		a := &aggFunc{p: p}
+		proto := first.entry.ToObject(first.rt).Get("prototype").ToObject(first.rt)
+		a.retract = isFunc(proto.Get("retract"))
+		a.merge = isFunc(proto.Get("merge"))
+		udf.Register(def, a)
+	default:
+		return nil, fmt.Errorf("not supported yet: JavaScript function kind %d", spec.Kind)
+	}
+	return def, nil
+}
+
+func isFunc(v goja.Value) bool {
+	_, ok := goja.AssertFunction(v)
+	return ok
+}
+
+func kindName(k function.Kind) string {
+	switch k {
+	case function.Table:
+		return "table"
+	case function.Aggregate:
+		return "aggregate"
+	}
+	return "scalar"
+}
+
+func paramList(ps []types.Field) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.Name + " " + p.Type.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func notScalar(spec udf.Spec) function.EvalFunc {
+	return func(*function.EvalContext, function.CallTypes, []any) (any, error) {
+		return nil, fmt.Errorf("%s function '%s' cannot be called as a scalar function", kindName(spec.Kind), spec.Name)
+	}
+}
+
+func (p *program) newInterp() (*interp, error) {
+	rt := goja.New()
+	rt.SetMaxCallStackSize(maxCallStack)
+	it := &interp{rt: rt}
+	it.watch = udf.NewWatch(p.spec.CallTimeout(), func() { rt.Interrupt("timeout") })
+	if _, err := it.run(func() (goja.Value, error) { return rt.RunProgram(p.prog) }); err != nil {
+		it.close()
+		return nil, p.callError(err, it, nil, "running the script body")
+	}
+	entry, err := rt.RunProgram(p.getter)
+	if err != nil {
+		entry = nil
+		{
+			it.close()
+			what := "function"
+			if p.spec.Kind == function.Aggregate {
+				what = "class"
+			}
+			return nil, p.plainError(fmt.Sprintf("the script defines no %s named '%s'", what, p.spec.Entry()))
+		}
+	}
+	fn, ok := goja.AssertFunction(entry)
+	if !ok {
+		it.close()
+		return nil, p.plainError(fmt.Sprintf("'%s' must be a %s, not a %s", p.spec.Entry(), map[bool]string{true: "class", false: "function"}[p.spec.Kind == function.Aggregate], typeOf(entry)))
+	}
+	if p.spec.Kind == function.Aggregate {
+		proto := entry.ToObject(rt).Get("prototype")
+		if proto == nil || goja.IsUndefined(proto) {
+			it.close()
+			return nil, p.plainError(fmt.Sprintf("'%s' must be a class with createAccumulator, accumulate and getValue", p.spec.Entry()))
+		}
+		for _, m := range []string{"createAccumulator", "accumulate", "getValue"} {
+			if !isFunc(proto.ToObject(rt).Get(m)) {
+				it.close()
+				return nil, p.plainError(fmt.Sprintf("class '%s' has no method %s", p.spec.Entry(), m))
+			}
+		}
+	}
+	it.entry, it.fn = entry, fn
+	// An interpreter the pool lets the GC drop unregisters its watch.
+	runtime.AddCleanup(it, func(w *udf.Watch) { w.Close() }, it.watch)
+	it.dateCtor = rt.Get("Date")
+	it.mapCtor = rt.Get("Map")
+	it.u8Ctor = rt.Get("Uint8Array")
+	return it, nil
+}
+
+func (it *interp) close() { it.watch.Close() }
+
+// run executes f under the watch; a timeout surfaces as an error.
+func (it *interp) run(f func() (goja.Value, error)) (v goja.Value, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, fmt.Errorf("internal error in the JavaScript runtime: %v", r)
+		}
+	}()
+	it.watch.Begin()
+	v, err = f()
+	if it.watch.End() {
+		it.rt.ClearInterrupt()
+	}
+	return v, err
+}
+
+// call calls fn under the watch (the hot path: no closure).
+func (it *interp) call(fn goja.Callable, this goja.Value, args ...goja.Value) (v goja.Value, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, fmt.Errorf("internal error in the JavaScript runtime: %v", r)
+		}
+	}()
+	it.watch.Begin()
+	v, err = fn(this, args...)
+	if it.watch.End() {
+		it.rt.ClearInterrupt()
+	}
+	return v, err
+}
+
+func (p *program) plainError(msg string) error {
+	return &udf.Error{Lang: "JavaScript", Func: p.spec.Name, Source: p.source, Msg: msg}
+}
+
+func (p *program) syntaxError(err error) error {
+	e := &udf.Error{Lang: "JavaScript", Func: p.spec.Name, Source: p.source, Msg: err.Error()}
+	var se *goja.CompilerSyntaxError
+	if errors.As(err, &se) {
+		e.Msg = "SyntaxError: " + se.Message
+		if se.File != nil {
+			pos := se.File.Position(se.Offset)
+			e.Line, e.Col = pos.Line, pos.Column
+		}
+		// Parser errors carry the position in the text:
+		// "<file>: Line 2:15 Unexpected token ; (and 2 more errors)".
+		if m := parseErrRE.FindStringSubmatch(se.Message); m != nil {
+			e.Line, _ = strconv.Atoi(m[1])
+			e.Col, _ = strconv.Atoi(m[2])
+			e.Msg = "SyntaxError: " + m[3]
+		}
+	}
+	return e
+}
+
+// callError maps an error thrown by the script.
+func (p *program) callError(err error, it *interp, args []any, when string) error {
+	e := &udf.Error{Lang: "JavaScript", Func: p.spec.Name, Source: p.source, Msg: err.Error()}
+	if args != nil {
+		e.Input = udf.FormatInput(args, p.params)
+	}
+	var ex *goja.Exception
+	var ie *goja.InterruptedError
+	var so *goja.StackOverflowError
+	switch {
+	case errors.As(err, &so):
+		e.Msg = fmt.Sprintf("RangeError: Maximum call stack size exceeded (%d calls)", maxCallStack)
+		for _, f := range so.Stack() {
+			if f.SrcName() == p.source {
+				e.Line = f.Position().Line
+				break
+			}
+		}
+	case errors.As(err, &ie) || (it != nil && it.watch.Fired()):
+		e.Msg = fmt.Sprintf("timed out: the call ran longer than %s", it.watch.Limit())
+		e.Line = p.lineOf(ie)
+	case errors.As(err, &ex):
+		e.Msg = exceptionText(ex.Value())
+		var trace strings.Builder
+		for _, f := range ex.Stack() {
+			pos := f.Position()
+			fmt.Fprintf(&trace, "  at %s (%s:%d:%d)\n", f.FuncName(), pos.Filename, pos.Line, pos.Column)
+			if e.Line == 0 && f.SrcName() == p.source {
+				e.Line, e.Col = pos.Line, pos.Column
+			}
+		}
+		e.Trace = trace.String()
+	}
+	if when != "" {
+		e.Msg = when + ": " + e.Msg
+	}
+	return e
+}
+
+func (p *program) lineOf(ie *goja.InterruptedError) int {
+	if ie == nil {
+		return 0
+	}
+	for _, f := range ie.Stack() {
+		if f.SrcName() == p.source {
+			return f.Position().Line
+		}
+	}
+	return 0
+}
+
+// exceptionText renders a thrown value: "TypeError: x is not a function",
+// "Error: bad input", or the thrown string.
+func exceptionText(v goja.Value) string {
+	if v == nil {
+		return "exception"
+	}
+	if o, ok := v.(*goja.Object); ok {
+		name := o.Get("name")
+		msg := o.Get("message")
+		if name != nil && msg != nil && !goja.IsUndefined(name) {
+			if ms := msg.String(); ms != "" {
+				return name.String() + ": " + ms
+			}
+			return name.String()
+		}
+	}
+	return "Uncaught " + v.String()
+}
+
+func (p *program) resultError(err error, args []any) error {
+	return &udf.Error{Lang: "JavaScript", Func: p.spec.Name, Source: p.source, Msg: err.Error(),
+		Input: udf.FormatInput(args, p.params)}
+}
+
+func locOf(ctx *function.EvalContext) *time.Location {
+	if ctx == nil || ctx.Loc == nil {
+		return time.UTC
+	}
+	return ctx.Loc
+}
+
+// eval is the scalar Definition.Eval.
+func (p *program) eval(ctx *function.EvalContext, _ function.CallTypes, args []any) (any, error) {
+	it, err := p.pool.Get()
+	if err != nil {
+		return nil, err
+	}
+	v, err := p.evalIn(it, ctx, args)
+	p.pool.Put(it)
+	return v, err
+}
+
+func (p *program) evalIn(it *interp, ctx *function.EvalContext, args []any) (any, error) {
+	loc := locOf(ctx)
+	if cap(it.argBuf) < len(args) {
+		it.argBuf = make([]goja.Value, len(args))
+	}
+	jsArgs := it.argBuf[:len(args)]
+	for i, a := range args {
+		v, err := it.toJS(a, p.params[i], loc)
+		if err != nil {
+			return nil, err
+		}
+		jsArgs[i] = v
+	}
+	res, err := it.call(it.fn, goja.Undefined(), jsArgs...)
+	clear(jsArgs)
+	if err != nil {
+		return nil, p.callError(err, it, args, "")
+	}
+	if v, ok := fastResult(res, p.spec.Returns.Kind); ok {
+		return v, nil
+	}
+	v, err := udf.Coerce(ctx, lang, fromJS(res), p.spec.Returns)
+	if err != nil {
+		return nil, p.resultError(err, args)
+	}
+	return v, nil
+}
+
+// CallBatch implements udf.BatchFunc: the rows run in one borrowed runtime
+// (goja gains little from passing whole columns).
+func (p *program) CallBatch(ctx *function.EvalContext, args [][]any, n int) ([]any, error) {
+	it, err := p.pool.Get()
+	if err != nil {
+		return nil, err
+	}
+	defer p.pool.Put(it)
+	out := make([]any, n)
+	row := make([]any, len(args))
+	for r := 0; r < n; r++ {
+		for c := range args {
+			row[c] = args[c][r]
+		}
+		if out[r], err = p.evalIn(it, ctx, row); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Close releases the idle runtimes (udf.Release calls it).
+func (p *program) Close() { p.pool.Clear() }
+
+// ---- table functions ----
+
+type tableFunc struct{ p *program }
+
+var _ udf.TableFunc = (*tableFunc)(nil)
+
+// Close releases the idle runtimes.
+func (t *tableFunc) Close() { t.p.Close() }
+
+// Rows implements udf.TableFunc.
+func (t *tableFunc) Rows(ctx *function.EvalContext, args []any, emit func(row []any) error) error {
+	p := t.p
+	it, err := p.pool.Get()
+	if err != nil {
+		return err
+	}
+	defer p.pool.Put(it)
+	loc := locOf(ctx)
+	jsArgs := make([]goja.Value, len(args))
+	for i, a := range args {
+		if jsArgs[i], err = it.toJS(a, p.params[i], loc); err != nil {
+			return err
+		}
+	}
+	res, err := it.call(it.fn, goja.Undefined(), jsArgs...)
+	if err != nil {
+		return p.callError(err, it, args, "")
+	}
+	if res == nil || goja.IsUndefined(res) || goja.IsNull(res) {
+		return nil
+	}
+	obj, ok := res.(*goja.Object)
+	if !ok {
+		return p.resultError(fmt.Errorf("returned %s, not a generator or array", typeOf(res)), args)
+	}
+	produce := func(item goja.Value) error {
+		row, err := p.tableRow(ctx, item)
+		if err != nil {
+			return p.resultError(err, args)
+		}
+		return emit(row)
+	}
+	if obj.ClassName() == "Array" {
+		n := int(obj.Get("length").ToInteger())
+		for i := 0; i < n; i++ {
+			if err := produce(obj.Get(fmt.Sprint(i))); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	next, ok := goja.AssertFunction(obj.Get("next"))
+	if !ok {
+		return p.resultError(fmt.Errorf("returned %s, not a generator or array", typeOf(res)), args)
+	}
+	for {
+		r, err := it.call(next, obj)
+		if err != nil {
+			return p.callError(err, it, args, "")
+		}
+		ro, ok := r.(*goja.Object)
+		if !ok {
+			return p.resultError(fmt.Errorf("iterator returned %s", typeOf(r)), args)
+		}
+		if ro.Get("done").ToBoolean() {
+			return nil
+		}
+		if err := produce(ro.Get("value")); err != nil {
+			return err
+		}
+	}
+}
+
+func (p *program) tableRow(ctx *function.EvalContext, item goja.Value) ([]any, error) {
+	fields := p.spec.Returns.Fields
+	v := fromJS(item)
+	if len(fields) == 1 {
+		if a, ok := v.([]any); ok && len(a) == 1 && fields[0].Type.Kind != types.Array && fields[0].Type.Kind != types.Row {
+			v = a[0]
+		}
+		if m, ok := v.(*udf.Map); ok && fields[0].Type.Kind != types.Map && fields[0].Type.Kind != types.Row {
+			c, err := udf.Coerce(ctx, lang, m, p.spec.Returns.WithNullable(false))
+			if err != nil {
+				return nil, err
+			}
+			return c.([]any), nil
+		}
+		c, err := udf.Coerce(ctx, lang, v, fields[0].Type)
+		if err != nil {
+			return nil, fmt.Errorf("column '%s': %w", fields[0].Name, err)
+		}
+		return []any{c}, nil
+	}
+	c, err := udf.Coerce(ctx, lang, v, p.spec.Returns.WithNullable(false))
+	if err != nil {
+		return nil, err
+	}
+	return c.([]any), nil
+}
+
+// ---- aggregate functions ----
+
+type aggFunc struct {
+	p              *program
+	retract, merge bool
+}
+
+var _ udf.AggregateFunc = (*aggFunc)(nil)
+
+// Close releases the idle runtimes.
+func (a *aggFunc) Close() { a.p.Close() }
+
+func (a *aggFunc) CanRetract() bool       { return a.retract }
+func (a *aggFunc) CanMerge() bool         { return a.merge }
+func (a *aggFunc) ResultType() types.Type { return a.p.spec.Returns }
+
+func (a *aggFunc) NewInstance() (udf.AggInstance, error) {
+	p := a.p
+	it, err := p.pool.Get()
+	if err != nil {
+		return nil, err
+	}
+	var obj *goja.Object
+	_, err = it.run(func() (goja.Value, error) {
+		o, err := it.rt.New(it.entry)
+		obj = o
+		return o, err
+	})
+	if err != nil {
+		p.pool.Put(it)
+		return nil, p.callError(err, it, nil, "creating the aggregate object")
+	}
+	in := &aggInstance{a: a, it: it, obj: obj}
+	get := func(name string) goja.Callable {
+		f, _ := goja.AssertFunction(obj.Get(name))
+		return f
+	}
+	in.create, in.acc, in.ret, in.merge, in.get = get("createAccumulator"), get("accumulate"), get("retract"), get("merge"), get("getValue")
+	return in, nil
+}
+
+type aggInstance struct {
+	a                            *aggFunc
+	it                           *interp
+	obj                          *goja.Object
+	create, acc, ret, merge, get goja.Callable
+}
+
+// jsAcc holds an accumulator; methods that return a value other than
+// undefined replace it.
+type jsAcc struct{ v goja.Value }
+
+func (in *aggInstance) CreateAccumulator() (udf.Acc, error) {
+	v, err := in.it.call(in.create, in.obj)
+	if err != nil {
+		return nil, in.a.p.callError(err, in.it, nil, "createAccumulator")
+	}
+	return &jsAcc{v: v}, nil
+}
+
+func (in *aggInstance) update(m goja.Callable, name string, acc udf.Acc, args []any) error {
+	p := in.a.p
+	ja, ok := acc.(*jsAcc)
+	if !ok {
+		return fmt.Errorf("js: internal: foreign accumulator %T", acc)
+	}
+	vals := make([]goja.Value, len(args)+1)
+	vals[0] = ja.v
+	for i, a := range args {
+		v, err := in.it.toJS(a, p.params[i], time.UTC)
+		if err != nil {
+			return err
+		}
+		vals[i+1] = v
+	}
+	res, err := in.it.call(m, in.obj, vals...)
+	if err != nil {
+		return p.callError(err, in.it, args, name)
+	}
+	if res != nil && !goja.IsUndefined(res) {
+		ja.v = res
+	}
+	return nil
+}
+
+func (in *aggInstance) Accumulate(acc udf.Acc, args []any) error {
+	return in.update(in.acc, "accumulate", acc, args)
+}
+
+func (in *aggInstance) Retract(acc udf.Acc, args []any) error {
+	if in.ret == nil {
+		return fmt.Errorf("not supported yet: retraction by JavaScript aggregate function '%s' (its class defines no retract method)", in.a.p.spec.Name)
+	}
+	return in.update(in.ret, "retract", acc, args)
+}
+
+func (in *aggInstance) Merge(acc, other udf.Acc) error {
+	p := in.a.p
+	if in.merge == nil {
+		return fmt.Errorf("not supported yet: merging accumulators of JavaScript aggregate function '%s' (its class defines no merge method)", p.spec.Name)
+	}
+	ja, ok1 := acc.(*jsAcc)
+	jo, ok2 := other.(*jsAcc)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("js: internal: foreign accumulator")
+	}
+	res, err := in.it.call(in.merge, in.obj, ja.v, jo.v)
+	if err != nil {
+		return p.callError(err, in.it, nil, "merge")
+	}
+	if res != nil && !goja.IsUndefined(res) {
+		ja.v = res
+	}
+	return nil
+}
+
+func (in *aggInstance) GetValue(acc udf.Acc) (any, error) {
+	p := in.a.p
+	ja, ok := acc.(*jsAcc)
+	if !ok {
+		return nil, fmt.Errorf("js: internal: foreign accumulator %T", acc)
+	}
+	res, err := in.it.call(in.get, in.obj, ja.v)
+	if err != nil {
+		return nil, p.callError(err, in.it, nil, "getValue")
+	}
+	v, err := udf.Coerce(&function.EvalContext{Loc: time.UTC}, lang, fromJS(res), p.spec.Returns)
+	if err != nil {
+		return nil, p.plainError("getValue " + err.Error())
+	}
+	return v, nil
+}
+
+func (in *aggInstance) Export(acc udf.Acc) (any, error) {
+	ja, ok := acc.(*jsAcc)
+	if !ok {
+		return nil, fmt.Errorf("js: internal: foreign accumulator %T", acc)
+	}
+	return fromJS(ja.v), nil
+}
+
+func (in *aggInstance) Import(v any) (udf.Acc, error) {
+	jv, err := in.it.plainToJS(v)
+	if err != nil {
+		return nil, fmt.Errorf("js: importing an accumulator: %w", err)
+	}
+	return &jsAcc{v: jv}, nil
+}
+
+func (in *aggInstance) Close() {
+	if in.it != nil {
+		in.a.p.pool.Put(in.it)
+		in.it = nil
+	}
+}

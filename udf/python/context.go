@@ -1,0 +1,196 @@
+package python
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/go-python/gpython/py"
+	// The embedded modules UDF code may import. os, glob and tempfile
+	// (gpython/stdlib) are deliberately not linked in by this package and
+	// refused by the context even when another package links them.
+	_ "github.com/go-python/gpython/stdlib/binascii"
+	_ "github.com/go-python/gpython/stdlib/builtin"
+	_ "github.com/go-python/gpython/stdlib/math"
+	_ "github.com/go-python/gpython/stdlib/string"
+	_ "github.com/go-python/gpython/stdlib/sys"
+	_ "github.com/go-python/gpython/stdlib/time"
+	"github.com/go-python/gpython/vm"
+
+	"github.com/tablerun/tablerun/udf"
+)
+
+// allowedModules are the embedded modules UDF code may import.
+var allowedModules = map[string]bool{
+	"":          true, // __main__: the UDF's own script
+	"__main__":  true,
+	"builtins":  true,
+	"sys":       true,
+	"math":      true,
+	"time":      true,
+	"string":    true,
+	"binascii":  true,
+	"json":      true,
+	"re":        true,
+	"_tablerun": true,
+}
+
+// removedBuiltins are builtins that reach outside the process.
+var removedBuiltins = []string{"open", "input"}
+
+// maxDepth bounds Python call nesting: gpython has no recursion limit and
+// a runaway recursion would overflow the Go stack, which kills the
+// process.
+const maxDepth = 400
+
+// sandbox is a py.Context that cannot import files, only the allowed
+// embedded modules, and that counts call depth and honours timeouts.
+type sandbox struct {
+	store *py.ModuleStore
+	depth int
+	watch *udf.Watch
+	// timeoutMsg is the message of the exception raised after the watch
+	// fired.
+	closeOnce sync.Once
+	done      chan struct{}
+}
+
+var _ py.Context = (*sandbox)(nil)
+
+func init() {
+	// Every Python call and generator resumption goes through these two
+	// hooks; wrap them to bound recursion and to stop timed-out calls.
+	evalCode := py.VmEvalCode
+	py.VmEvalCode = func(ctx py.Context, code *py.Code, globals, locals py.StringDict, args []py.Object, kws py.StringDict, defs []py.Object, kwdefs py.StringDict, closure py.Tuple) (py.Object, error) {
+		if s, ok := ctx.(*sandbox); ok {
+			if err := s.enter(); err != nil {
+				return nil, err
+			}
+			defer s.leave()
+		}
+		return evalCode(ctx, code, globals, locals, args, kws, defs, kwdefs, closure)
+	}
+	runFrame := py.VmRunFrame
+	py.VmRunFrame = func(frame *py.Frame) (py.Object, error) {
+		if s, ok := frame.Context.(*sandbox); ok {
+			if err := s.enter(); err != nil {
+				return nil, err
+			}
+			defer s.leave()
+		}
+		return runFrame(frame)
+	}
+}
+
+func (s *sandbox) enter() error {
+	s.depth++
+	if s.depth > maxDepth {
+		return py.ExceptionNewf(py.RuntimeError, "maximum recursion depth exceeded (%d)", maxDepth)
+	}
+	if s.watch != nil && s.watch.Fired() {
+		return timeoutError(s.watch)
+	}
+	return nil
+}
+
+func (s *sandbox) leave() { s.depth-- }
+
+// tick is the __tablerun_tick__ builtin called by instrumented loops.
+func (s *sandbox) tick() error {
+	if s.watch != nil && s.watch.Fired() {
+		return timeoutError(s.watch)
+	}
+	return nil
+}
+
+func timeoutError(w *udf.Watch) error {
+	return py.ExceptionNewf(py.TimeoutError, "call exceeded the time limit of %s", w.Limit())
+}
+
+// newSandbox makes a context with builtins and sys imported, open/input
+// removed, an empty sys.path and print() going to stderr.
+func newSandbox() (*sandbox, error) {
+	s := &sandbox{store: py.NewModuleStore(), done: make(chan struct{})}
+	if err := py.Import(s, "builtins", "sys"); err != nil {
+		return nil, fmt.Errorf("python: starting an interpreter: %w", err)
+	}
+	b := s.store.Builtins
+	for _, name := range removedBuiltins {
+		delete(b.Globals, name)
+	}
+	b.Globals["__tablerun_tick__"] = py.MustNewMethod("__tablerun_tick__", func(self py.Object, args py.Tuple) (py.Object, error) {
+		if err := s.tick(); err != nil {
+			return nil, err
+		}
+		return py.True, nil
+	}, 0, "")
+	installExtras(b)
+	sys, err := s.store.GetModule("sys")
+	if err != nil {
+		return nil, err
+	}
+	sys.Globals["path"] = py.NewList()
+	sys.Globals["argv"] = py.NewList()
+	if e, ok := sys.Globals["stderr"]; ok {
+		sys.Globals["stdout"] = e
+	}
+	return s, nil
+}
+
+// ResolveAndCompile refuses every file: UDF code cannot import files.
+func (s *sandbox) ResolveAndCompile(pathname string, opts py.CompileOpts) (py.CompileOut, error) {
+	return py.CompileOut{}, py.ExceptionNewf(py.ImportError, "No module named '%s' (UDFs may import only %s)", pathname, allowedList())
+}
+
+func allowedList() string {
+	return "math, time, string, json, re, binascii, sys"
+}
+
+// ModuleInit instantiates an allowed embedded module.
+func (s *sandbox) ModuleInit(impl *py.ModuleImpl) (*py.Module, error) {
+	if !allowedModules[impl.Info.Name] {
+		return nil, py.ExceptionNewf(py.ImportError, "No module named '%s' (UDFs may import only %s)", impl.Info.Name, allowedList())
+	}
+	if impl.Code == nil && len(impl.CodeSrc) > 0 {
+		code, err := py.Compile(impl.CodeSrc, impl.Info.FileDesc, py.ExecMode, 0, true)
+		if err != nil {
+			return nil, err
+		}
+		impl.Code = code
+	}
+	if impl.Code == nil && len(impl.CodeBuf) > 0 {
+		return nil, py.ExceptionNewf(py.ImportError, "No module named '%s'", impl.Info.Name)
+	}
+	m, err := s.store.NewModule(s, impl)
+	if err != nil {
+		return nil, err
+	}
+	if impl.Code != nil {
+		if _, err := s.RunCode(impl.Code, m.Globals, m.Globals, nil); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// RunCode executes code.
+func (s *sandbox) RunCode(code *py.Code, globals, locals py.StringDict, closure py.Tuple) (py.Object, error) {
+	return vm.EvalCode(s, code, globals, locals, nil, nil, nil, nil, closure)
+}
+
+// GetModule returns an imported module.
+func (s *sandbox) GetModule(name string) (*py.Module, error) { return s.store.GetModule(name) }
+
+// Store returns the module store.
+func (s *sandbox) Store() *py.ModuleStore { return s.store }
+
+// Close closes the context.
+func (s *sandbox) Close() error {
+	s.closeOnce.Do(func() {
+		s.store.OnContextClosed()
+		close(s.done)
+	})
+	return nil
+}
+
+// Done is closed after Close.
+func (s *sandbox) Done() <-chan struct{} { return s.done }

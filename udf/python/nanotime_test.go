@@ -1,0 +1,7 @@
+package python
+
+import "time"
+
+var epoch = time.Now()
+
+func nanotime() int64 { return int64(time.Since(epoch)) }

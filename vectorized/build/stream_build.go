@@ -1,0 +1,197 @@
+package build
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/tablerun/tablerun/connectors"
+	"github.com/tablerun/tablerun/planner/logical"
+	"github.com/tablerun/tablerun/planner/physical"
+	"github.com/tablerun/tablerun/vectorized"
+	"github.com/tablerun/tablerun/vectorized/ops"
+)
+
+// buildStream builds the streaming-only nodes; ok is false for any other
+// node.
+func (b *builder) buildStream(n physical.Node, ch []runner, out *arrow.Schema) (r runner, ok bool, err error) {
+	name := n.Name()
+	switch n := n.(type) {
+	case *physical.GroupAggregate:
+		op := ops.NewGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, ops.GroupAggregateOptions{
+			Retract:  n.NeedRetraction(),
+			StateTTL: b.env.StateTTL > 0,
+		})
+		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
+	case *physical.Exchange:
+		return &unaryRunner{name: name, op: ops.Forward{}, child: ch[0]}, true, nil
+	case *physical.StreamUnion:
+		if constantOnly(n) {
+			// Constant inputs (VALUES that could not be folded) are
+			// bounded: run them one after the other, in order.
+			return &unionRunner{name: name, op: ops.NewUnion(len(ch), out), children: ch}, true, nil
+		}
+		return &multiRunner{name: name, op: ops.NewStreamUnion(len(ch), out), children: ch}, true, nil
+	case *physical.StreamJoin:
+		spec := ops.StreamJoinSpec{Kind: n.Kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys,
+			Left: n.Left.Schema(), Right: n.Right.Schema(), Out: n.Out}
+		if n.Extra != nil {
+			extra := n.Extra
+			spec.Cond = func(row []any) (bool, error) {
+				v, err := logical.Eval(b.env.Eval, b.env.Functions, extra, row)
+				return v == true, err
+			}
+		}
+		return &multiRunner{name: name, op: ops.NewStreamJoin(spec), children: ch}, true, nil
+	case *physical.StreamSink:
+		if b.env.Connectors == nil {
+			return nil, true, fmt.Errorf("%s: internal: no connector registry", name)
+		}
+		f, err := b.env.Connectors.Lookup(n.Table)
+		if err != nil {
+			return nil, true, err
+		}
+		s, err := f.CreateSink(b.conn(), connectors.SinkSpec{Table: n.Table, Overwrite: n.Overwrite})
+		if err != nil {
+			return nil, true, err
+		}
+		child := ch[0]
+		if enf := b.notNullEnforcer(&physical.Sink{Input: n.Input, Table: n.Table}); enf != nil {
+			child = &unaryRunner{name: name, op: enf, child: child}
+		}
+		return &unaryRunner{name: name, op: ops.NewSink(s), child: child}, true, nil
+	}
+	return nil, false, nil
+}
+
+// multiInput is a streaming operator with several inputs (join, union):
+// batches and markers arrive tagged with their input's index, one at a
+// time.
+type multiInput interface {
+	Open(ctx context.Context) error
+	Process(ctx context.Context, side int, b vectorized.Batch, out vectorized.Collector) error
+	OnMarker(ctx context.Context, side int, m vectorized.Marker, out vectorized.Collector) error
+	Close() error
+}
+
+// multiRunner runs every input of a multi-input streaming operator
+// concurrently, each in its own goroutine (inputs may be unbounded), and
+// feeds their batches and markers to the operator in arrival order from
+// the runner's goroutine.
+type multiRunner struct {
+	name     string
+	op       multiInput
+	children []runner
+}
+
+// sideItem is what an input goroutine hands to the join: a batch, a
+// marker, or the end of the input's run (with its error).
+type sideItem struct {
+	side   int
+	batch  vectorized.Batch
+	marker *vectorized.Marker
+	done   bool
+	err    error
+}
+
+// sideCollector sends one input's output to the join's goroutine.
+type sideCollector struct {
+	side int
+	ch   chan<- sideItem
+}
+
+// Emit implements vectorized.Collector.
+func (c *sideCollector) Emit(ctx context.Context, b vectorized.Batch) error {
+	select {
+	case c.ch <- sideItem{side: c.side, batch: b}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// EmitMarker implements vectorized.Collector.
+func (c *sideCollector) EmitMarker(ctx context.Context, m vectorized.Marker) error {
+	select {
+	case c.ch <- sideItem{side: c.side, marker: &m}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *multiRunner) run(ctx context.Context, out vectorized.Collector) (err error) {
+	defer closeInto(r.name, &err, r.op.Close)
+	if err := r.op.Open(ctx); err != nil {
+		return wrap(r.name, err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	ch := make(chan sideItem)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	for side, child := range r.children {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						err = fmt.Errorf("internal error while running the plan: %v", p)
+					}
+				}()
+				err = child.run(cctx, &sideCollector{side: side, ch: ch})
+			}()
+			select {
+			case ch <- sideItem{side: side, done: true, err: err}:
+			case <-cctx.Done():
+			}
+		}()
+	}
+	if len(r.children) == 0 {
+		return out.EmitMarker(ctx, endOfInput)
+	}
+	for running := len(r.children); running > 0; {
+		var it sideItem
+		select {
+		case it = <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		switch {
+		case it.done:
+			if it.err != nil {
+				return it.err
+			}
+			running--
+		case it.marker != nil:
+			if err := r.op.OnMarker(ctx, it.side, *it.marker, out); err != nil {
+				return wrap(r.name, err)
+			}
+		default:
+			if err := r.op.Process(ctx, it.side, it.batch, out); err != nil {
+				return wrap(r.name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// constantOnly reports whether a plan reads no table: only Values and
+// operators over them.
+func constantOnly(n physical.Node) bool {
+	if _, ok := n.(*physical.TableSourceScan); ok {
+		return false
+	}
+	for _, c := range n.Children() {
+		if !constantOnly(c) {
+			return false
+		}
+	}
+	return true
+}
