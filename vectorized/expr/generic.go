@@ -57,6 +57,12 @@ func (c *compiler) compileCall(x *logical.Call) (node, error) {
 // generic adapter.
 func (c *compiler) special(x *logical.Call, args []node) (node, error) {
 	switch x.Name {
+	case "$FIELD":
+		if l, ok := args[1].(*litNode); ok {
+			if idx, ok := l.v.(int32); ok {
+				return &structFieldNode{arg: args[0], idx: int(idx), t: x.T}, nil
+			}
+		}
 	case "AND", "OR":
 		return newLogic(x.Name == "AND", args, x.T), nil
 	case "NOT":
