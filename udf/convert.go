@@ -203,8 +203,9 @@ func coerceTemporal(ctx *function.EvalContext, lang *Lang, v any, t types.Type, 
 			return int32(((u.Hour()*60+u.Minute())*60+u.Second())*1000 + u.Nanosecond()/1e6), nil
 		case types.Timestamp, types.TimestampLTZ:
 			// A JavaScript Date is an instant; for TIMESTAMP its UTC wall
-			// clock is the value (the inverse of the input mapping).
-			return x.UnixMicro(), nil
+			// clock is the value (the inverse of the input mapping); micros,
+			// or nanos for precision 7..9.
+			return types.TimestampFromTime(x, t)
 		}
 	case int64:
 		switch t.Kind {
@@ -299,23 +300,6 @@ func DecimalFloat(v any, t types.Type) float64 {
 		return d.ToFloat64(int32(t.Scale))
 	}
 	return 0
-}
-
-// Int64Of returns the integer canonical values as int64.
-func Int64Of(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int8:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case int64:
-		return x, true
-	case int:
-		return int64(x), true
-	}
-	return 0, false
 }
 
 // Infer returns the InferFunc of a script function: the argument count

@@ -116,7 +116,9 @@ type AggregateFunc interface {
 	// NewInstance returns an instance bound to one interpreter, for use by
 	// one goroutine (one operator instance). Accumulators are only valid
 	// in the instance that created them, except through Export/Import.
-	NewInstance() (AggInstance, error)
+	// ctx (may be nil: UTC) supplies the session time zone for
+	// TIMESTAMP_LTZ conversions.
+	NewInstance(ctx *function.EvalContext) (AggInstance, error)
 	// CanRetract reports whether the script defines retract.
 	CanRetract() bool
 	// CanMerge reports whether the script defines merge.

@@ -39,7 +39,7 @@ func (it *interp) toJS(v any, t types.Type, loc *time.Location) (goja.Value, err
 	case int64:
 		switch t.Kind {
 		case types.Timestamp, types.TimestampLTZ:
-			return it.date(floorDiv(x, 1000))
+			return it.date(floorDiv(x, types.TimestampUnitsPerSecond(t)/1000))
 		}
 		return rt.ToValue(x), nil
 	case float32:

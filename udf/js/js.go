@@ -22,13 +22,16 @@
 // array of [key, value] pairs, is accepted on return); ROW ↔ object keyed
 // by field name (an array by position is accepted on return).
 //
-// Safety: goja has no file, network or process access; a call that runs
-// longer than the spec's timeout is interrupted.
+// Safety: goja has no file, network or process access (no require, no
+// timers); console.log/info/warn/error/debug write to stderr; calls nest
+// at most 1000 deep; a call that runs longer than the spec's timeout is
+// interrupted.
 package js
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"runtime"
@@ -188,6 +191,7 @@ func (p *program) newInterp() (*interp, error) {
 	rt.SetMaxCallStackSize(maxCallStack)
 	it := &interp{rt: rt}
 	it.watch = udf.NewWatch(p.spec.CallTimeout(), func() { rt.Interrupt("timeout") })
+	installConsole(rt)
 	if _, err := it.run(func() (goja.Value, error) { return rt.RunProgram(p.prog) }); err != nil {
 		it.close()
 		return nil, p.callError(err, it, nil, "running the script body")
@@ -232,6 +236,27 @@ func (p *program) newInterp() (*interp, error) {
 }
 
 func (it *interp) close() { it.watch.Close() }
+
+// consoleOut receives console.log output (stderr; tests replace it).
+var consoleOut io.Writer = os.Stderr
+
+// installConsole defines console.log/info/warn/error/debug writing one
+// line to stderr, so debugging output never mixes with query results.
+func installConsole(rt *goja.Runtime) {
+	c := rt.NewObject()
+	logFn := func(call goja.FunctionCall) goja.Value {
+		parts := make([]string, len(call.Arguments))
+		for i, a := range call.Arguments {
+			parts[i] = a.String()
+		}
+		fmt.Fprintln(consoleOut, strings.Join(parts, " "))
+		return goja.Undefined()
+	}
+	for _, name := range []string{"log", "info", "warn", "error", "debug"} {
+		_ = c.Set(name, logFn)
+	}
+	_ = rt.Set("console", c)
+}
 
 // run executes f under the watch; a timeout surfaces as an error.
 func (it *interp) run(f func() (goja.Value, error)) (v goja.Value, err error) {
@@ -362,6 +387,14 @@ func (p *program) resultError(err error, args []any) error {
 		Input: udf.FormatInput(args, p.params)}
 }
 
+// evalCtx returns ctx, or a UTC context when ctx is nil.
+func evalCtx(ctx *function.EvalContext) *function.EvalContext {
+	if ctx == nil {
+		return &function.EvalContext{Loc: time.UTC}
+	}
+	return ctx
+}
+
 func locOf(ctx *function.EvalContext) *time.Location {
 	if ctx == nil || ctx.Loc == nil {
 		return time.UTC
@@ -381,6 +414,9 @@ func (p *program) eval(ctx *function.EvalContext, _ function.CallTypes, args []a
 }
 
 func (p *program) evalIn(it *interp, ctx *function.EvalContext, args []any) (any, error) {
+	if ctx == nil {
+		ctx = evalCtx(nil)
+	}
 	loc := locOf(ctx)
 	if cap(it.argBuf) < len(args) {
 		it.argBuf = make([]goja.Value, len(args))
@@ -411,6 +447,7 @@ func (p *program) evalIn(it *interp, ctx *function.EvalContext, args []any) (any
 // CallBatch implements udf.BatchFunc: the rows run in one borrowed runtime
 // (goja gains little from passing whole columns).
 func (p *program) CallBatch(ctx *function.EvalContext, args [][]any, n int) ([]any, error) {
+	ctx = evalCtx(ctx)
 	it, err := p.pool.Get()
 	if err != nil {
 		return nil, err
@@ -443,6 +480,7 @@ func (t *tableFunc) Close() { t.p.Close() }
 
 // Rows implements udf.TableFunc.
 func (t *tableFunc) Rows(ctx *function.EvalContext, args []any, emit func(row []any) error) error {
+	ctx = evalCtx(ctx)
 	p := t.p
 	it, err := p.pool.Get()
 	if err != nil {
@@ -548,7 +586,7 @@ func (a *aggFunc) CanRetract() bool       { return a.retract }
 func (a *aggFunc) CanMerge() bool         { return a.merge }
 func (a *aggFunc) ResultType() types.Type { return a.p.spec.Returns }
 
-func (a *aggFunc) NewInstance() (udf.AggInstance, error) {
+func (a *aggFunc) NewInstance(ctx *function.EvalContext) (udf.AggInstance, error) {
 	p := a.p
 	it, err := p.pool.Get()
 	if err != nil {
@@ -564,7 +602,7 @@ func (a *aggFunc) NewInstance() (udf.AggInstance, error) {
 		p.pool.Put(it)
 		return nil, p.callError(err, it, nil, "creating the aggregate object")
 	}
-	in := &aggInstance{a: a, it: it, obj: obj}
+	in := &aggInstance{a: a, it: it, obj: obj, ctx: evalCtx(ctx)}
 	get := func(name string) goja.Callable {
 		f, _ := goja.AssertFunction(obj.Get(name))
 		return f
@@ -574,6 +612,7 @@ func (a *aggFunc) NewInstance() (udf.AggInstance, error) {
 }
 
 type aggInstance struct {
+	ctx                          *function.EvalContext
 	a                            *aggFunc
 	it                           *interp
 	obj                          *goja.Object
@@ -601,7 +640,7 @@ func (in *aggInstance) update(m goja.Callable, name string, acc udf.Acc, args []
 	vals := make([]goja.Value, len(args)+1)
 	vals[0] = ja.v
 	for i, a := range args {
-		v, err := in.it.toJS(a, p.params[i], time.UTC)
+		v, err := in.it.toJS(a, p.params[i], locOf(in.ctx))
 		if err != nil {
 			return err
 		}
@@ -658,7 +697,7 @@ func (in *aggInstance) GetValue(acc udf.Acc) (any, error) {
 	if err != nil {
 		return nil, p.callError(err, in.it, nil, "getValue")
 	}
-	v, err := udf.Coerce(&function.EvalContext{Loc: time.UTC}, lang, fromJS(res), p.spec.Returns)
+	v, err := udf.Coerce(in.ctx, lang, fromJS(res), p.spec.Returns)
 	if err != nil {
 		return nil, p.plainError("getValue " + err.Error())
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -142,6 +143,16 @@ func TestFileForm(t *testing.T) {
 	require.NoError(t, err)
 	_, err = call(def, int32(4))
 	require.ErrorContains(t, err, "failed at "+path+", line 4")
+}
+
+func TestConsole(t *testing.T) {
+	var buf strings.Builder
+	consoleOut = &buf
+	defer func() { consoleOut = os.Stderr }()
+	def := scalar(t, "f", "function f(a) { console.log('got', a, {x: 1}); return a; }", types.IntT, types.IntT)
+	_, err := call(def, int32(3))
+	require.NoError(t, err)
+	require.Equal(t, "got 3 [object Object]\n", buf.String())
 }
 
 func TestTimeout(t *testing.T) {
@@ -296,7 +307,7 @@ func TestAggregate(t *testing.T) {
 	require.True(t, ok)
 	require.True(t, af.CanRetract())
 	require.True(t, af.CanMerge())
-	in, err := af.NewInstance()
+	in, err := af.NewInstance(ectx)
 	require.NoError(t, err)
 	defer in.Close()
 	a, err := in.CreateAccumulator()
@@ -314,7 +325,7 @@ func TestAggregate(t *testing.T) {
 	v, _ = in.GetValue(a)
 	require.Equal(t, 10.0, v)
 
-	in2, err := af.NewInstance()
+	in2, err := af.NewInstance(ectx)
 	require.NoError(t, err)
 	defer in2.Close()
 	b, _ := in2.CreateAccumulator()
@@ -334,7 +345,7 @@ func TestAggregate(t *testing.T) {
 	af, _ = udf.AggregateImpl(def)
 	require.False(t, af.CanRetract())
 	require.False(t, af.CanMerge())
-	in3, err := af.NewInstance()
+	in3, err := af.NewInstance(ectx)
 	require.NoError(t, err)
 	defer in3.Close()
 	c, _ := in3.CreateAccumulator()

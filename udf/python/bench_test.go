@@ -52,29 +52,6 @@ func BenchmarkEval(b *testing.B) {
 	}
 }
 
-// BenchmarkRawMap is the floor of the chunked path: the map helper over
-// ready-made Python lists of 1024 values.
-func BenchmarkRawMap(b *testing.B) {
-	def, err := Compile(udf.Spec{Name: "f", Params: params(types.BigIntT, types.BigIntT), Returns: types.BigIntT, Body: benchBody})
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := lookupProgram(b, def)
-	it, _ := p.pool.Get()
-	const n = BatchRows
-	a, c := make([]py.Object, n), make([]py.Object, n)
-	for i := range a {
-		a[i], c[i] = py.Int(i), py.Int(1)
-	}
-	cols := py.Tuple{py.NewListFromItems(a), py.NewListFromItems(c)}
-	b.ResetTimer()
-	for i := 0; i < b.N; i += n {
-		if _, err := py.Call(it.mapper, py.Tuple{it.entry, cols}, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkCallBatch is udf.BatchFunc.CallBatch over 4096-row chunks (ns
 // per row).
 func BenchmarkCallBatch(b *testing.B) {
@@ -120,8 +97,8 @@ func minPerOp(rounds, n int, f func(n int)) float64 {
 }
 
 // BenchmarkOverhead interleaves the raw interpreter call and the bridge
-// (scalar Eval, and CallBatch against the raw map over lists) and reports
-// the fastest round of each, plus the bridge overhead in percent.
+// (scalar Eval, CallBatch) and reports the fastest round of each, plus the
+// bridge overhead in percent.
 func BenchmarkOverhead(b *testing.B) {
 	def, err := Compile(udf.Spec{Name: "f", Params: params(types.BigIntT, types.BigIntT), Returns: types.BigIntT, Body: benchBody})
 	if err != nil {
@@ -160,31 +137,15 @@ func BenchmarkOverhead(b *testing.B) {
 			}
 		}
 	}
-	rawMap := func(n int) {
-		it, _ := p.pool.Get()
-		defer p.pool.Put(it)
-		for i := 0; i < n; i += BatchRows {
-			pa, pc := make([]py.Object, BatchRows), make([]py.Object, BatchRows)
-			for j := range pa {
-				pa[j], pc[j] = py.Int(j), py.Int(1)
-			}
-			if _, err := py.Call(it.mapper, py.Tuple{it.entry, py.Tuple{py.NewListFromItems(pa), py.NewListFromItems(pc)}}, nil); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	var r, e, bt, rm float64
+	var r, e, bt float64
 	for i := 0; i < b.N; i++ {
 		r = minPerOp(40, 5000, raw)
 		e = minPerOp(40, 5000, eval)
-		rm = minPerOp(40, rows, rawMap)
 		bt = minPerOp(40, rows, batch)
 	}
 	b.ReportMetric(r, "raw-ns/call")
 	b.ReportMetric(e, "eval-ns/call")
 	b.ReportMetric((e/r-1)*100, "eval-overhead-%")
-	b.ReportMetric(rm, "rawmap-ns/row")
 	b.ReportMetric(bt, "batch-ns/row")
-	b.ReportMetric((bt/rm-1)*100, "batch-overhead-%")
-	b.ReportMetric((bt/r-1)*100, "batch-vs-rawcall-%")
+	b.ReportMetric((bt/r-1)*100, "batch-overhead-%")
 }

@@ -21,17 +21,17 @@ import (
 
 // allowedModules are the embedded modules UDF code may import.
 var allowedModules = map[string]bool{
-	"":          true, // __main__: the UDF's own script
-	"__main__":  true,
-	"builtins":  true,
-	"sys":       true,
-	"math":      true,
-	"time":      true,
-	"string":    true,
-	"binascii":  true,
-	"json":      true,
-	"re":        true,
-	"_tablerun": true,
+	"":         true, // __main__: the UDF's own script
+	"__main__": true,
+	"builtins": true,
+	"sys":      true,
+	"math":     true,
+	"time":     true,
+	"string":   true,
+	"binascii": true,
+	"json":     true,
+	"datetime": true,
+	"re":       true,
 }
 
 // removedBuiltins are builtins that reach outside the process.
@@ -142,7 +142,7 @@ func (s *sandbox) ResolveAndCompile(pathname string, opts py.CompileOpts) (py.Co
 }
 
 func allowedList() string {
-	return "math, time, string, json, re, binascii, sys"
+	return "math, time, datetime, string, json, re, binascii, sys"
 }
 
 // ModuleInit instantiates an allowed embedded module.

@@ -154,6 +154,10 @@ func fromPy(o py.Object) any {
 			out[i] = fromPy(it)
 		}
 		return out
+	case *pyDate:
+		return x.t
+	case *pyDatetime:
+		return x.t
 	case py.StringDict:
 		keys := make([]string, 0, len(x))
 		for k := range x {
@@ -264,6 +268,8 @@ var lang = &udf.Lang{
 			return "list"
 		case *udf.Map:
 			return "dict"
+		case time.Time:
+			return "datetime"
 		case other:
 			return x.name
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/udf"
 )
 
 // TestAuthoring covers every item of AUTHORING.md: each case is the body
@@ -80,6 +81,19 @@ func TestAuthoring(t *testing.T) {
 		{"builtins 2", "str([isinstance(1, int), chr(65), ord('a'), hex(255), bin(5), oct(8), divmod(7, 2), pow(2, 10), len(set([1, 1, 2])), tuple([1, 2]), int('7'), float('1.5')])", "[True, 'A', 97, '0xff', '0b101', '0o10', (3, 1), 1024, 2, (1, 2), 7, 1.5]"},
 		{"time string binascii", "import time, string, binascii\nreturn str([time.time() > 0, string.digits, binascii.hexlify(b'a')])", "[True, '0123456789', b'61']"},
 		{"default args varargs global", "str(h(1) + h(1, 2, 3))", "7"},
+		{"print goes to stderr", "import sys\nprint('udf says hi')\nreturn str(sys.stdout is sys.stderr)", "True"},
+		// datetime
+		{"date basics", "from datetime import date, timedelta\nd = date(2024, 2, 28)\nreturn str([str(d + timedelta(days=2)), d.year, d.month, d.day, d.weekday(), d.isoweekday(), d.isoformat()])", "['2024-03-01', 2024, 2, 28, 2, 3, '2024-02-28']"},
+		{"date fromisoformat diff", "import datetime\na = datetime.date.fromisoformat('2024-01-01')\nb = datetime.date(2024, 3, 1)\nreturn str([(b - a).days, a < b, a == datetime.date(2024, 1, 1), str(b - datetime.timedelta(days=1)), a.replace(day=5).strftime('%d/%m/%Y %a %b %j')])", "[60, True, True, '2024-02-29', '05/01/2024 Fri Jan 005']"},
+		{"datetime basics", "from datetime import datetime, timedelta\nt = datetime(2024, 1, 31, 23, 59, 30, 250000)\nu = t + timedelta(seconds=45)\nreturn str([str(u), u.hour, u.minute, u.second, u.microsecond, u.isoformat(), t.strftime('%Y-%m-%d %H:%M:%S.%f %p %I'), str(u.date())])", "['2024-02-01 00:00:15.250000', 0, 0, 15, 250000, '2024-02-01T00:00:15.250000', '2024-01-31 23:59:30.250000 PM 11', '2024-02-01']"},
+		{"datetime parse", "from datetime import datetime\na = datetime.fromisoformat('2024-01-01 10:00:00')\nb = datetime.strptime('02/01/2024 10:30:00.5', '%d/%m/%Y %H:%M:%S.%f')\nreturn str([str(b - a), (b - a).total_seconds(), a.timestamp(), str(datetime.fromtimestamp(0)), str(a.replace(hour=1))])", "['1 day, 0:30:00.500000', 88200.5, 1704103200.0, '1970-01-01 00:00:00', '2024-01-01 01:00:00']"},
+		{"timedelta", "from datetime import timedelta\nd = timedelta(hours=25, minutes=1) * 2\nreturn str([str(d), d.days, d.seconds, str(-timedelta(seconds=1)), timedelta(weeks=1) > d, repr(timedelta(milliseconds=1))])", "['2 days, 2:02:00', 2, 7320, '-1 day, 23:59:59', True, 'datetime.timedelta(microseconds=1000)']"},
+		{"now today toordinal", "from datetime import date, datetime\nreturn str([date.today() > date(2020, 1, 1), datetime.now() > datetime(2020, 1, 1), datetime.utcnow().year > 2000, date(1970, 1, 1).toordinal()])", "[True, True, True, 719163]"},
+		{"datetime errors", "import datetime\ntry:\n    datetime.date(2023, 2, 29)\nexcept ValueError as e:\n    return 'bad date'\nreturn 'ok'", "bad date"},
+		// f-strings (rewritten to str.format)
+		{"fstring", "x = 3\nname = 'bob'\nreturn f'{name}: {x * 2} {x!r:>4} {{lit}} {[1, 2][0]:03d}'", "bob: 6    3 {lit} 001"},
+		{"fstring quotes", "d = {'k': 'v'}\nreturn F\"[{d['k']}]\" + rf'\\{d}'[0] + 'f{x}'", "[v]\\f{x}"},
+		{"fstring triple", "a = 1\nreturn f\"\"\"{a}\n{a + 1}\"\"\"", "1\n    2"}, // the test indents the body
 		// language basics gpython supports
 		{"comprehensions", "str({k: v for k, v in [('a', 1)]}) + str([x * x for x in range(4) if x % 2])", "{'a': 1}[1, 9]"},
 		{"generators", "def g():\n    yield 1\n    yield 2\nreturn str(sum(g()))", "3"},
@@ -120,4 +134,26 @@ func indent(s string) string {
 		}
 	}
 	return out
+}
+
+func TestRewriteFStrings(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"x = f'{a}'", "x = '{}'.format((a))"},
+		{"x = f\"{a!r:>3} {{b}}\"", "x = \"{!r:>3} {{b}}\".format((a))"},
+		{"# f'{a}' in a comment\nif x: y = 'f{a}'", "# f'{a}' in a comment\nif x: y = 'f{a}'"},
+		{"elif_f = 1\nif x: pass", "elif_f = 1\nif x: pass"},
+		{"s = rf'\\d{n}'", "s = r'\\d{}'.format((n))"},
+		{"s = f'''{a}\n{b}'''", "s = '''{}\n{}'''.format((a), (b))"},
+		{"s = f'{a'", "s = f'{a'"},
+		{"s = f'unterminated", "s = f'unterminated"},
+		{"s = f'{d[\"k\"]}'", "s = '{}'.format((d[\"k\"]))"},
+	}
+	for _, tc := range tests {
+		require.Equal(t, tc.want, rewriteFStrings(tc.src), tc.src)
+	}
+	// Line numbers survive the rewrite.
+	def, err := Compile(udf.Spec{Name: "f", Returns: types.StringT, Body: "def f():\n    x = f'''{1}\n{2}'''\n    return f'{1 / 0}'\n"})
+	require.NoError(t, err)
+	_, err = call(def)
+	require.ErrorContains(t, err, "line 4: ZeroDivisionError")
 }

@@ -20,15 +20,19 @@
 // on return); ROW ↔ tuple (a tuple/list by position or a dict by field
 // name on return).
 //
-// Safety: only the embedded modules math, time, string, binascii and sys
-// can be imported (no files, no os/glob/tempfile); open() and input() are
-// removed; print() writes to stderr; recursion is limited to 400 frames;
-// a call that runs longer than the spec's timeout raises TimeoutError
-// at its next function call or loop iteration.
+// Authoring: tablerun supplies what gpython lacks — str/list/dict
+// methods, a correct round(), str.format, f-strings (rewritten to
+// str.format), and the json, re and datetime modules. AUTHORING.md lists
+// the supported subset for UDF authors.
+//
+// Safety: only the embedded modules math, time, datetime, string, json,
+// re, binascii and sys can be imported (no files, no os/glob/tempfile);
+// open() and input() are removed; print() writes to stderr; recursion is
+// limited to 400 frames; a call that runs longer than the spec's timeout
+// raises TimeoutError at its next function call or loop iteration.
 package python
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -42,23 +46,6 @@ import (
 	"github.com/tablerun/tablerun/udf"
 )
 
-// BatchRows is the largest chunk passed to the script in one call by
-// CallBatch.
-const BatchRows = 1024
-
-// helperSrc maps a function over columns inside the interpreter.
-const helperSrc = "def __tablerun_map__(f, cols):\n    return list(map(f, *cols))\n"
-
-var helperCode *py.Code
-
-func init() {
-	c, err := py.Compile(helperSrc, "<tablerun>", py.ExecMode, 0, true)
-	if err != nil {
-		panic(fmt.Sprintf("python: helper does not compile: %v", err))
-	}
-	helperCode = c
-}
-
 // program is one compiled script function.
 type program struct {
 	spec   udf.Spec
@@ -70,10 +57,9 @@ type program struct {
 
 // interp is one interpreter running the program.
 type interp struct {
-	sb     *sandbox
-	entry  py.Object
-	mapper py.Object
-	watch  *udf.Watch
+	sb    *sandbox
+	entry py.Object
+	watch *udf.Watch
 }
 
 // Compile compiles a Python function declared by spec into a definition.
@@ -92,7 +78,7 @@ func Compile(spec udf.Spec) (*function.Definition, error) {
 		src = string(b)
 	}
 	p := &program{spec: spec, source: spec.Source(), params: spec.ParamTypes()}
-	code, err := py.Compile(instrument(src, p.source)+"\n", p.source, py.ExecMode, 0, true)
+	code, err := py.Compile(instrument(rewriteFStrings(src), p.source)+"\n", p.source, py.ExecMode, 0, true)
 	if err != nil {
 		return nil, p.syntaxError(err)
 	}
@@ -191,12 +177,6 @@ func (p *program) newInterp() (*interp, error) {
 	it.entry = entry
 	// An interpreter the pool lets the GC drop unregisters its watch.
 	runtime.AddCleanup(it, func(w *udf.Watch) { w.Close() }, it.watch)
-	helper, err := py.RunCode(sb, helperCode, "<tablerun>", "_tablerun")
-	if err != nil {
-		it.close()
-		return nil, fmt.Errorf("python: helper: %w", err)
-	}
-	it.mapper = helper.Globals["__tablerun_map__"]
 	return it, nil
 }
 
@@ -277,6 +257,9 @@ func (p *program) eval(ctx *function.EvalContext, _ function.CallTypes, args []a
 }
 
 func (p *program) evalIn(it *interp, ctx *function.EvalContext, args []any) (any, error) {
+	if ctx == nil {
+		ctx = evalCtx(nil)
+	}
 	loc := locOf(ctx)
 	tup := make(py.Tuple, len(args))
 	for i, a := range args {
@@ -300,6 +283,14 @@ func (p *program) evalIn(it *interp, ctx *function.EvalContext, args []any) (any
 	return v, nil
 }
 
+// evalCtx returns ctx, or a UTC context when ctx is nil.
+func evalCtx(ctx *function.EvalContext) *function.EvalContext {
+	if ctx == nil {
+		return &function.EvalContext{Loc: time.UTC}
+	}
+	return ctx
+}
+
 func locOf(ctx *function.EvalContext) *time.Location {
 	if ctx == nil || ctx.Loc == nil {
 		return time.UTC
@@ -307,75 +298,29 @@ func locOf(ctx *function.EvalContext) *time.Location {
 	return ctx.Loc
 }
 
-// CallBatch implements udf.BatchFunc: one interpreter entry per chunk of
-// up to BatchRows rows.
+// CallBatch implements udf.BatchFunc: the rows run in one borrowed
+// interpreter, called from Go row by row. Measured on gpython this beats
+// passing whole columns to a Python-side map (≈ 210 vs 330 ns per row for
+// a two-argument function): the per-row Python function call dominates
+// either way, and the Go loop saves building lists.
 func (p *program) CallBatch(ctx *function.EvalContext, args [][]any, n int) ([]any, error) {
+	ctx = evalCtx(ctx)
 	it, err := p.pool.Get()
 	if err != nil {
 		return nil, err
 	}
 	defer p.pool.Put(it)
 	out := make([]any, n)
-	if len(args) == 0 {
-		for r := 0; r < n; r++ {
-			if out[r], err = p.evalIn(it, ctx, nil); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	}
-	loc := locOf(ctx)
-	cols := make(py.Tuple, len(args))
-	for lo := 0; lo < n; lo += BatchRows {
-		hi := min(lo+BatchRows, n)
+	row := make([]any, len(args))
+	for r := 0; r < n; r++ {
 		for c := range args {
-			items := make([]py.Object, hi-lo)
-			for r := lo; r < hi; r++ {
-				o, err := toPy(args[c][r], p.params[c], loc)
-				if err != nil {
-					return nil, err
-				}
-				items[r-lo] = o
-			}
-			cols[c] = py.NewListFromItems(items)
+			row[c] = args[c][r]
 		}
-		res, err := it.call(it.mapper, py.Tuple{it.entry, cols})
-		if err != nil {
-			return nil, p.findFailingRow(it, ctx, args, lo, hi, p.callError(err, it, nil, ""))
-		}
-		l, ok := res.(*py.List)
-		if !ok || len(l.Items) != hi-lo {
-			return nil, fmt.Errorf("python: internal: batch helper returned %s", res.Type().Name)
-		}
-		kind := p.spec.Returns.Kind
-		for r, o := range l.Items {
-			if v, ok := fastResult(o, kind); ok {
-				out[lo+r] = v
-				continue
-			}
-			v, err := udf.Coerce(ctx, lang, fromPy(o), p.spec.Returns)
-			if err != nil {
-				return nil, p.resultError(err, rowOf(args, lo+r))
-			}
-			out[lo+r] = v
+		if out[r], err = p.evalIn(it, ctx, row); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
-}
-
-// findFailingRow re-runs a failed chunk row by row to name the input row
-// in the error (the script's side effects on those rows run twice).
-func (p *program) findFailingRow(it *interp, ctx *function.EvalContext, args [][]any, lo, hi int, chunkErr error) error {
-	var te *udf.Error
-	if errors.As(chunkErr, &te) && strings.HasPrefix(te.Msg, "timed out") {
-		return chunkErr
-	}
-	for r := lo; r < hi; r++ {
-		if _, err := p.evalIn(it, ctx, rowOf(args, r)); err != nil {
-			return err
-		}
-	}
-	return chunkErr
 }
 
 func rowOf(args [][]any, r int) []any {
@@ -476,6 +421,7 @@ var _ udf.TableFunc = (*tableFunc)(nil)
 
 // Rows implements udf.TableFunc.
 func (t *tableFunc) Rows(ctx *function.EvalContext, args []any, emit func(row []any) error) error {
+	ctx = evalCtx(ctx)
 	p := t.p
 	it, err := p.pool.Get()
 	if err != nil {
@@ -551,7 +497,7 @@ var _ udf.AggregateFunc = (*aggFunc)(nil)
 func (a *aggFunc) CanRetract() bool       { return a.retract }
 func (a *aggFunc) CanMerge() bool         { return a.merge }
 func (a *aggFunc) ResultType() types.Type { return a.p.spec.Returns }
-func (a *aggFunc) NewInstance() (udf.AggInstance, error) {
+func (a *aggFunc) NewInstance(ctx *function.EvalContext) (udf.AggInstance, error) {
 	p := a.p
 	it, err := p.pool.Get()
 	if err != nil {
@@ -562,7 +508,7 @@ func (a *aggFunc) NewInstance() (udf.AggInstance, error) {
 		p.pool.Put(it)
 		return nil, p.callError(err, it, nil, "creating the aggregate object")
 	}
-	in := &aggInstance{a: a, it: it}
+	in := &aggInstance{a: a, it: it, ctx: evalCtx(ctx)}
 	get := func(name string) py.Object {
 		m, err := py.GetAttrString(obj, name)
 		if err != nil {
@@ -575,6 +521,7 @@ func (a *aggFunc) NewInstance() (udf.AggInstance, error) {
 }
 
 type aggInstance struct {
+	ctx                          *function.EvalContext
 	a                            *aggFunc
 	it                           *interp
 	create, acc, ret, merge, get py.Object
@@ -601,7 +548,7 @@ func (in *aggInstance) update(m py.Object, name string, acc udf.Acc, args []any)
 	tup := make(py.Tuple, len(args)+1)
 	tup[0] = pa.o
 	for i, v := range args {
-		o, err := toPy(v, p.params[i], time.UTC)
+		o, err := toPy(v, p.params[i], locOf(in.ctx))
 		if err != nil {
 			return err
 		}
@@ -658,7 +605,7 @@ func (in *aggInstance) GetValue(acc udf.Acc) (any, error) {
 	if err != nil {
 		return nil, p.callError(err, in.it, nil, "get_value")
 	}
-	v, err := udf.Coerce(&function.EvalContext{Loc: time.UTC}, lang, fromPy(res), p.spec.Returns)
+	v, err := udf.Coerce(in.ctx, lang, fromPy(res), p.spec.Returns)
 	if err != nil {
 		return nil, &udf.Error{Lang: "Python", Func: p.spec.Name, Source: p.source, Msg: "get_value " + err.Error()}
 	}

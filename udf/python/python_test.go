@@ -69,6 +69,9 @@ func TestScalar(t *testing.T) {
 		{"date", "def f(a):\n    return a[:4]\n", types.StringT, []types.Type{types.DateT}, []any{int32(19723)}, "2024", ""},
 		{"date out", "def f(a):\n    return '2024-01-01'\n", types.DateT, []types.Type{types.IntT}, []any{int32(1)}, int32(19723), ""},
 		{"timestamp", "def f(a):\n    return a\n", types.StringT, []types.Type{types.TimestampOf(3)}, []any{int64(1704067200123000)}, "2024-01-01 00:00:00.123", ""},
+		{"date out datetime", "import datetime\ndef f(a):\n    return datetime.date.fromisoformat(a) + datetime.timedelta(days=1)\n", types.DateT, []types.Type{types.DateT}, []any{int32(19723)}, int32(19724), ""},
+		{"timestamp out datetime", "from datetime import datetime\ndef f(a):\n    return datetime(2024, 1, 1, 0, 0, 1, 500)\n", types.TimestampOf(6), []types.Type{types.IntT}, []any{int32(1)}, int64(1704067201000500), ""},
+		{"ltz out datetime is utc", "from datetime import datetime\ndef f(a):\n    return datetime(1970, 1, 1, 0, 0, 2)\n", types.TimestampLTZOf(3), []types.Type{types.IntT}, []any{int32(1)}, int64(2000000), ""},
 		{"timestamp out", "def f(a):\n    return '2024-01-01 00:00:01'\n", types.TimestampOf(3), []types.Type{types.IntT}, []any{int32(1)}, int64(1704067201000000), ""},
 		{"array", "def f(a):\n    return [x * 2 for x in a if x is not None]\n", types.ArrayOf(types.IntT), []types.Type{types.ArrayOf(types.IntT)}, []any{[]any{int32(1), nil, int32(3)}}, []any{int32(2), int32(6)}, ""},
 		{"map str keys", "def f(m):\n    return m['a']\n", types.IntT, []types.Type{types.MapOf(types.StringT, types.IntT)}, []any{&types.MapValue{Keys: []any{"a"}, Values: []any{int32(4)}}}, int32(4), ""},
@@ -302,7 +305,7 @@ func TestTable(t *testing.T) {
 	require.NoError(t, tf.Rows(ectx, []any{"hello big world"}, emit))
 	require.Equal(t, [][]any{{"hello", int32(5)}, {"big", int32(3)}, {"world", int32(5)}}, rows)
 	rows = nil
-	require.NoError(t, tf.Rows(ectx, []any{nil}, emit))
+	require.NoError(t, tf.Rows(nil, []any{nil}, emit))
 	require.Empty(t, rows)
 	err = tf.Rows(ectx, []any{"a boom"}, emit)
 	require.ErrorContains(t, err, "line 6: ValueError: boom! (input row: (a boom))")
@@ -362,7 +365,7 @@ func TestAggregate(t *testing.T) {
 	require.True(t, af.CanRetract())
 	require.True(t, af.CanMerge())
 	require.Equal(t, types.DoubleT, af.ResultType())
-	in, err := af.NewInstance()
+	in, err := af.NewInstance(ectx)
 	require.NoError(t, err)
 	defer in.Close()
 	a, err := in.CreateAccumulator()
@@ -381,7 +384,7 @@ func TestAggregate(t *testing.T) {
 	require.Equal(t, 10.0, v)
 
 	// Two-phase: export from one instance, import and merge in another.
-	in2, err := af.NewInstance()
+	in2, err := af.NewInstance(nil)
 	require.NoError(t, err)
 	defer in2.Close()
 	b, _ := in2.CreateAccumulator()
@@ -402,7 +405,7 @@ func TestAggregate(t *testing.T) {
 	af, _ = udf.AggregateImpl(def)
 	require.False(t, af.CanRetract())
 	require.False(t, af.CanMerge())
-	in3, err := af.NewInstance()
+	in3, err := af.NewInstance(ectx)
 	require.NoError(t, err)
 	defer in3.Close()
 	c, _ := in3.CreateAccumulator()

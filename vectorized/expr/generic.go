@@ -50,6 +50,9 @@ func (c *compiler) compileCall(x *logical.Call) (node, error) {
 	if def == nil || def.Eval == nil {
 		return nil, fmt.Errorf("No match found for function signature %s", x.Name)
 	}
+	if n, ok, err := c.scriptCall(x, def, args); ok {
+		return n, err
+	}
 	return c.generic(x, def, args)
 }
 
