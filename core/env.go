@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/tablerun/tablerun/connectors"
@@ -63,9 +64,13 @@ func (s EnvironmentSettings) WithOption(key, value string) EnvironmentSettings {
 }
 
 // TableEnvironment is a session: a configuration, a catalog manager and the
-// registries of functions and connectors. It runs one statement at a time
-// and is not safe for concurrent use.
+// registries of functions and connectors. It is safe for concurrent use:
+// statements from several goroutines (ExecuteSQL, SQLQuery, Table.Execute,
+// Table.Explain) run one at a time, and the catalog methods may be called
+// at any time.
 type TableEnvironment struct {
+	// mu serialises statements; see session.go.
+	mu      sync.Mutex
 	cfg     *config.Config
 	cat     *catalog.Manager
 	fns     *function.Registry
@@ -103,6 +108,9 @@ func NewTableEnvironment(settings EnvironmentSettings) *TableEnvironment {
 		e.initErr = classify(KindValidation, err)
 	}
 	e.cat = catalog.NewManager(cfg.BuiltinCatalog(), cfg.BuiltinDatabase())
+	if err := e.openCatalogStore(); err != nil && e.initErr == nil {
+		e.initErr = err
+	}
 	return e
 }
 
@@ -127,6 +135,8 @@ func (e *TableEnvironment) Functions() *function.Registry { return e.fns }
 // the end. A statement that fails returns an *Error and leaves the session
 // unchanged.
 func (e *TableEnvironment) ExecuteSQL(ctx context.Context, sql string) (res *TableResult, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, recovered(r)
@@ -154,6 +164,8 @@ func (e *TableEnvironment) ExecuteSQL(ctx context.Context, sql string) (res *Tab
 // SQLQuery parses and validates a query and returns it as a Table without
 // running anything.
 func (e *TableEnvironment) SQLQuery(sql string) (t *Table, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	defer func() {
 		if r := recover(); r != nil {
 			t, err = nil, recovered(r)
@@ -194,6 +206,8 @@ func (t *Table) Schema() types.Schema { return t.plan.Schema() }
 // Execute runs the query to the end with the session's current
 // configuration and returns its rows.
 func (t *Table) Execute(ctx context.Context) (res *TableResult, err error) {
+	t.env.mu.Lock()
+	defer t.env.mu.Unlock()
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, recovered(r)
@@ -210,6 +224,8 @@ func (t *Table) Execute(ctx context.Context) (res *TableResult, err error) {
 
 // Explain returns the query's plan in Flink's EXPLAIN layout.
 func (t *Table) Explain() (text string, err error) {
+	t.env.mu.Lock()
+	defer t.env.mu.Unlock()
 	defer func() {
 		if r := recover(); r != nil {
 			text, err = "", recovered(r)
@@ -278,6 +294,7 @@ func (e *TableEnvironment) buildEnv(now time.Time) *build.Env {
 		Eval:            e.evalContext(now),
 		SinkNotNullDrop: e.cfg.SinkNotNullDrop(),
 		StateTTL:        e.stateTTL(),
+		Spill:           e.spillConfig(),
 	}
 }
 

@@ -56,10 +56,13 @@ func (e *TableEnvironment) functions() *functionState {
 	if e.fn != nil && e.fn.cat == e.cat {
 		return e.fn
 	}
-	mods := module.NewManager(function.Builtins())
+	// the core module and the collision checks read a registry of the
+	// built-ins that user functions are never registered in
+	pristine := function.Builtins()
+	mods := module.NewManager(pristine)
 	st := &functionState{cat: e.cat, modules: mods, scriptPath: []string{"."}}
 	mods.SetScriptLoader(e.loadScriptModule)
-	st.catalog = function.NewCatalog(e.cat, mods, e.fns, function.Builtins(), e.compileFunction)
+	st.catalog = function.NewCatalog(e.cat, mods, e.fns, pristine, e.compileFunction)
 	st.catalog.SetRelease(udf.Release)
 	e.fn = st
 	return st

@@ -54,6 +54,14 @@ func (m *scriptModule) Function(name string) (*function.Definition, bool) {
 	return d, ok
 }
 
+// Close releases the interpreters of the module's functions (UNLOAD
+// MODULE).
+func (m *scriptModule) Close() {
+	for _, d := range m.defs {
+		udf.Release(d)
+	}
+}
+
 // loadScriptModule is the module.ScriptLoader of the session.
 func (e *TableEnvironment) loadScriptModule(lang, name, path string, _ map[string]string) (module.Module, error) {
 	lang = strings.ToUpper(lang)
@@ -78,6 +86,12 @@ func (e *TableEnvironment) loadScriptModule(lang, name, path string, _ map[strin
 		return nil, err
 	}
 	m := &scriptModule{defs: map[string]*function.Definition{}}
+	ok := false
+	defer func() {
+		if !ok {
+			m.Close()
+		}
+	}()
 	for _, file := range files {
 		src, err := os.ReadFile(file)
 		if err != nil {
@@ -104,6 +118,7 @@ func (e *TableEnvironment) loadScriptModule(lang, name, path string, _ map[strin
 		return nil, fmt.Errorf("no function of %s is declared with a '%s sql: f(a TYPE, …) RETURNS TYPE' line", path, commentMark(lang))
 	}
 	sort.Strings(m.names)
+	ok = true
 	return m, nil
 }
 

@@ -54,6 +54,9 @@ func (e *TableEnvironment) execute(ctx context.Context, st ast.Statement, now ti
 	case *ast.Insert:
 		return e.runInsert(ctx, s, now)
 	case *ast.Explain:
+		if s.Analyze {
+			return e.executeExplainAnalyze(ctx, s, now)
+		}
 		return e.executeExplain(s, now)
 	case *ast.Set:
 		return e.executeSet(s)

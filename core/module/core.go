@@ -54,13 +54,32 @@ func IsCallableName(name string) bool {
 func (c *Core) ListFunctions() []string { return append([]string(nil), c.names...) }
 
 // Function implements Module. Built-in aggregates (COUNT, SUM, …) are not
-// registry definitions: the validator handles them by name.
+// registry definitions (the validator handles them by name); Function
+// returns a definition of kind Aggregate with their documentation, for
+// DESCRIBE FUNCTION.
 func (c *Core) Function(name string) (*function.Definition, bool) {
 	if !IsCallableName(name) {
 		return nil, false
 	}
-	return c.reg.Lookup(name)
+	if d, ok := c.reg.Lookup(name); ok {
+		return d, true
+	}
+	if function.IsAggregate(name) {
+		up := strings.ToUpper(name)
+		doc, ok := aggregateDocs[up]
+		if !ok {
+			doc = function.Doc{Summary: "Built-in aggregate function.", Args: "value"}
+		}
+		return &function.Definition{Name: up, Kind: function.Aggregate, Doc: doc}, true
+	}
+	return nil, false
 }
 
-// IsAggregate reports whether name is a built-in aggregate of the module.
-func (c *Core) IsAggregate(name string) bool { return function.IsAggregate(name) }
+// aggregateDocs documents the built-in aggregate functions.
+var aggregateDocs = map[string]function.Doc{
+	"COUNT": {Summary: "Returns the number of rows (COUNT(*)) or of non-NULL values.", Args: "[ ALL | DISTINCT ] value | *", Example: "COUNT(*)"},
+	"SUM":   {Summary: "Returns the sum of the non-NULL values; NULL when there are none.", Args: "[ ALL | DISTINCT ] numeric", Example: "SUM(price)"},
+	"AVG":   {Summary: "Returns the average (arithmetic mean) of the non-NULL values; NULL when there are none.", Args: "[ ALL | DISTINCT ] numeric", Example: "AVG(price)"},
+	"MIN":   {Summary: "Returns the smallest non-NULL value; NULL when there are none.", Args: "[ ALL | DISTINCT ] value", Example: "MIN(price)"},
+	"MAX":   {Summary: "Returns the largest non-NULL value; NULL when there are none.", Args: "[ ALL | DISTINCT ] value", Example: "MAX(price)"},
+}

@@ -157,10 +157,14 @@ func (m *Manager) Load(name string, options map[string]string) error {
 	return nil
 }
 
-// Unload removes a module.
+// Unload removes a module; a module with a Close method (a script module
+// holding interpreters) is closed.
 func (m *Manager) Unload(name string) error {
 	if _, ok := m.modules[name]; !ok {
 		return errorf("No module with name '%s' exists", name)
+	}
+	if c, ok := m.modules[name].(interface{ Close() }); ok {
+		c.Close()
 	}
 	delete(m.modules, name)
 	m.loaded = remove(m.loaded, name)

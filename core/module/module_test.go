@@ -133,3 +133,11 @@ func TestCoreListFunctions(t *testing.T) {
 	}
 	require.IsIncreasing(t, names)
 }
+
+func TestCoreAggregates(t *testing.T) {
+	d, ok := NewCore(function.Builtins()).Function("count")
+	require.True(t, ok)
+	require.Equal(t, function.Aggregate, d.Kind)
+	require.Equal(t, "COUNT", d.Name)
+	require.NotEmpty(t, d.Doc.Summary)
+}

@@ -216,6 +216,11 @@ func (v *Validator) expandView(id catalog.ObjectIdentifier, view *catalog.View) 
 	if err != nil {
 		return nil, fmt.Errorf("view %s: %w", id.Summary(), err)
 	}
+	if len(view.Columns) > 0 && len(view.Columns) != len(n.Schema()) {
+		// the tables under the view changed since it was created
+		return nil, fmt.Errorf("View %s was created with the columns [%s], but its query now returns [%s]; re-create the view",
+			id.String(), strings.Join(view.Columns.Names(), ", "), strings.Join(n.Schema().Names(), ", "))
+	}
 	if len(view.Columns) == len(n.Schema()) {
 		renamed := false
 		for i, f := range n.Schema() {

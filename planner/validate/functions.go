@@ -38,20 +38,13 @@ func (b *binder) resolvedCall(x *ast.FunctionCall, written string, args []logica
 		}
 		return nil, noMatch(x.Pos, written, args)
 	}
-	if def.Kind != function.Scalar {
-		return nil, unsupported("calling %s function %s in an expression", kindName(def.Kind), x.Name.String())
+	switch def.Kind {
+	case function.Aggregate:
+		return nil, unsupported("user-defined aggregate function '%s'", strings.Join(x.Name.Parts, "."))
+	case function.Table:
+		return nil, unsupported("table function '%s' (LATERAL TABLE)", strings.Join(x.Name.Parts, "."))
 	}
 	return b.callDef(x.Pos, def, args)
-}
-
-func kindName(k function.Kind) string {
-	switch k {
-	case function.Table:
-		return "table"
-	case function.Aggregate:
-		return "aggregate"
-	}
-	return "scalar"
 }
 
 // ClassSQLValidator is the exception class Flink's SQL client reports for

@@ -76,22 +76,7 @@ func (v *Validator) bindLiteral(l *ast.Literal, negate bool) (logical.Expr, erro
 		}
 		return &logical.Literal{Value: int32(ms / 1000), T: notNull(types.TimeOf(p))}, nil
 	case ast.TimestampLit, ast.TimestampLTZLit:
-		micros, p, ok := parseTimestamp(strings.TrimSpace(l.Text))
-		if !ok {
-			return nil, posErr(l.Pos, "Illegal TIMESTAMP literal '%s': not in format 'yyyy-MM-dd HH:mm:ss'", l.Text)
-		}
-		if l.Kind == ast.TimestampLit {
-			return &logical.Literal{Value: micros, T: notNull(types.TimestampOf(p))}, nil
-		}
-		sec := micros / 1e6
-		frac := micros % 1e6
-		if frac < 0 {
-			frac += 1e6
-			sec--
-		}
-		wall := time.Unix(sec, frac*1000).UTC()
-		inst := time.Date(wall.Year(), wall.Month(), wall.Day(), wall.Hour(), wall.Minute(), wall.Second(), wall.Nanosecond(), v.opts.Loc)
-		return &logical.Literal{Value: inst.UnixMicro(), T: notNull(types.TimestampLTZOf(p))}, nil
+		return v.timestampLiteral(l)
 	}
 	return nil, posErr(l.Pos, "unknown literal %q", l.Text)
 }
