@@ -198,14 +198,28 @@ type Table struct {
 	// tables built otherwise); CreateTemporaryView stores them.
 	query ast.Query
 	text  string
+	// err is the error of a Table API call that built this table
+	// (session_tableapi.go); Execute and Explain return it. sorted marks
+	// a table made by OrderBy, which Limit extends.
+	err    error
+	sorted bool
 }
 
-// Schema returns the columns of the query's result.
-func (t *Table) Schema() types.Schema { return t.plan.Schema() }
+// Schema returns the columns of the query's result (nil for a table whose
+// Table API call failed; see Err).
+func (t *Table) Schema() types.Schema {
+	if t.plan == nil {
+		return nil
+	}
+	return t.plan.Schema()
+}
 
 // Execute runs the query to the end with the session's current
 // configuration and returns its rows.
 func (t *Table) Execute(ctx context.Context) (res *TableResult, err error) {
+	if t.err != nil {
+		return nil, t.err
+	}
 	t.env.mu.Lock()
 	defer t.env.mu.Unlock()
 	defer func() {
@@ -224,6 +238,9 @@ func (t *Table) Execute(ctx context.Context) (res *TableResult, err error) {
 
 // Explain returns the query's plan in Flink's EXPLAIN layout.
 func (t *Table) Explain() (text string, err error) {
+	if t.err != nil {
+		return "", t.err
+	}
 	t.env.mu.Lock()
 	defer t.env.mu.Unlock()
 	defer func() {

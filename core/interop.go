@@ -9,6 +9,7 @@ import (
 
 	"github.com/tablerun/tablerun/connectors/memory"
 	"github.com/tablerun/tablerun/core/catalog"
+	"github.com/tablerun/tablerun/core/changelog"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/ast"
 	"github.com/tablerun/tablerun/planner/parser"
@@ -63,7 +64,9 @@ func (e *TableEnvironment) FromRecords(path string, schema *arrow.Schema, record
 // ExecuteArrow runs the query to the end and hands each result batch to fn
 // in order, as Arrow record batches of the query's schema, without turning
 // them into rows: the interop path for Go programs and benchmarks. A batch
-// is valid until fn returns unless fn retains it.
+// is valid until fn returns unless fn retains it. Batches carry no row
+// kinds, so a streaming query that produces updates fails with an error
+// instead of passing them off as inserts.
 func (t *Table) ExecuteArrow(ctx context.Context, fn func(rec arrow.RecordBatch) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -71,9 +74,6 @@ func (t *Table) ExecuteArrow(ctx context.Context, fn func(rec arrow.RecordBatch)
 		}
 	}()
 	e := t.env
-	if err := e.checkBatch(); err != nil {
-		return err
-	}
 	now := time.Now()
 	_, phys, err := e.optimize(t.plan, now)
 	if err != nil {
@@ -82,6 +82,11 @@ func (t *Table) ExecuteArrow(ctx context.Context, fn func(rec arrow.RecordBatch)
 	err = build.Run(ctx, phys, e.buildEnv(now), func(b vectorized.Batch) error {
 		if b.Rec == nil {
 			return nil
+		}
+		for _, k := range b.Kinds {
+			if k != changelog.Insert {
+				return fmt.Errorf("ExecuteArrow delivers insert-only results, but the query produces update changes (%s); use TableResult.Changes or ToChangelogStream", k)
+			}
 		}
 		return fn(b.Rec)
 	})

@@ -56,3 +56,25 @@ func TestFromRecordsAndExecuteArrow(t *testing.T) {
 	require.Error(t, env.FromRecords("u", other, recs))
 	require.Error(t, env.FromRecords("t", schema, recs), "a second temporary table t must be refused")
 }
+
+func TestExecuteArrowRefusesUpdates(t *testing.T) {
+	env := NewTableEnvironment(InStreamingMode())
+	_, err := env.ExecuteSQL(context.Background(), `CREATE TABLE t (k INT, v INT) WITH ('connector' = 'values', 'data' = '[[1, 1], [1, 2], [2, 3]]')`)
+	require.NoError(t, err)
+
+	// Insert-only streaming results pass.
+	q, err := env.SQLQuery("SELECT k, v + 1 FROM t")
+	require.NoError(t, err)
+	rows := 0
+	require.NoError(t, q.ExecuteArrow(context.Background(), func(rec arrow.RecordBatch) error {
+		rows += int(rec.NumRows())
+		return nil
+	}))
+	require.Equal(t, 3, rows)
+
+	// An updating GROUP BY would lose its -U/+U kinds: refused.
+	q, err = env.SQLQuery("SELECT k, SUM(v) FROM t GROUP BY k")
+	require.NoError(t, err)
+	err = q.ExecuteArrow(context.Background(), func(arrow.RecordBatch) error { return nil })
+	require.ErrorContains(t, err, "update changes")
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
+	"github.com/tablerun/tablerun/planner/physical"
 	"github.com/tablerun/tablerun/vectorized/build"
 )
 
@@ -101,9 +102,15 @@ func (e *TableEnvironment) runStreamQuery(ctx context.Context, plan logical.Node
 	if err != nil {
 		return nil, err
 	}
+	return e.startStream(ctx, phys, plan.Schema(), now)
+}
+
+// startStream starts a streaming job whose root delivers rows of schema
+// and returns its result once the first change (or the end) arrived.
+func (e *TableEnvironment) startStream(ctx context.Context, phys physical.Node, schema types.Schema, now time.Time) (*TableResult, error) {
 	res := &TableResult{
 		kind:     SuccessWithContent,
-		schema:   plan.Schema(),
+		schema:   schema,
 		query:    true,
 		loc:      e.cfg.LocalTimeZone(),
 		maxWidth: e.cfg.MaxColumnWidth(),
@@ -368,4 +375,36 @@ func (r *TableResult) printStream(w io.Writer, timed bool) error {
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ToChangelogStream runs the query and returns its result as a changelog,
+// as Flink's StreamTableEnvironment.toChangelogStream: iterate it with
+// Changes (rows with their kinds). In batch mode every row is +I.
+func (t *Table) ToChangelogStream(ctx context.Context) (*TableResult, error) {
+	return t.Execute(ctx)
+}
+
+// ToDataStream runs an insert-only query and returns its rows, as Flink's
+// StreamTableEnvironment.toDataStream: a query whose result updates (a
+// GROUP BY, an outer join…) fails before running with Flink's error for
+// the anonymous DataStream sink.
+func (t *Table) ToDataStream(ctx context.Context) (res *TableResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, recovered(r)
+		}
+	}()
+	e := t.env
+	if !e.streaming() {
+		return t.Execute(ctx)
+	}
+	now := e.now()
+	_, phys, err := e.optimize(t.plan, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := physical.CheckAppendOnly("Table sink '*anonymous_datastream_sink$1*'", phys); err != nil {
+		return nil, classify(KindPlanner, err)
+	}
+	return e.startStream(ctx, phys, t.plan.Schema(), now)
 }

@@ -67,7 +67,7 @@ func runNexmark(t testing.TB, e *TableEnvironment, stmts []string) string {
 // runtime supports over a bounded generator and checks that the
 // materialized changelog equals the batch result.
 func TestNexmarkStreamingMatchesBatch(t *testing.T) {
-	for _, q := range []string{"q0", "q1", "q2", "q3", "q4", "q15", "q16", "q17", "q20", "q21", "q22"} {
+	for _, q := range []string{"q0", "q1", "q2", "q3", "q4", "q15", "q16", "q17", "q20", "q21", "q22", "q23"} {
 		t.Run(q, func(t *testing.T) {
 			stmts := nexmarkScript(t, q, 5000)
 			batch := NewTableEnvironment(InBatchMode())
@@ -100,7 +100,10 @@ func TestNexmarkStreamingMatchesBatch(t *testing.T) {
 				}
 			}
 			sort.Strings(got)
-			require.Equal(t, want, got)
+			require.Len(t, got, len(want))
+			if len(want) > 0 {
+				require.Equal(t, want, got)
+			}
 			t.Logf("%s: %d result rows from %d changes", q, len(want), n)
 		})
 	}

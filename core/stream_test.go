@@ -306,3 +306,94 @@ func TestStreamingJoinMatchesBatch(t *testing.T) {
 		require.Equal(t, want, got, q)
 	}
 }
+
+func TestStreamingScalarSubquery(t *testing.T) {
+	q := "SELECT k, v FROM (VALUES (1, 10), (2, 30), (3, 20)) AS t(k, v) WHERE v > (SELECT AVG(v) FROM (VALUES (10), (20), (30)) AS s(v))"
+	batch := canon(exec(t, NewTableEnvironment(InBatchMode()), q).Rows())
+	e, _ := newStreamEnv(t)
+	res := exec(t, e, q)
+	live := map[string]int{}
+	for k, row := range res.Changes() {
+		if k.IsRetraction() {
+			live[fmt.Sprint(row)]--
+		} else {
+			live[fmt.Sprint(row)]++
+		}
+	}
+	var got []string
+	for k, n := range live {
+		for range n {
+			got = append(got, k)
+		}
+	}
+	sort.Strings(got)
+	require.Equal(t, batch, got)
+	// A job error surfaces from ExecuteSQL when it comes before the first
+	// change, else from Err once the changes are read.
+	res, err := e.ExecuteSQL(context.Background(), "SELECT (SELECT v FROM (VALUES (1), (2)) AS s(v))")
+	if err == nil {
+		res.Rows()
+		err = res.Err()
+	}
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "SingleValueAggFunction received more than one element.")
+}
+
+func TestStreamingSemiAntiJoinMatchesBatch(t *testing.T) {
+	l := "(VALUES (1, 10), (2, 20), (3, 30), (4, 40), (CAST(NULL AS INT), 50), (2, 21)) AS l(k, a)"
+	r := "(VALUES (2, 1), (3, 2), (3, 3), (5, 4)) AS r(k, b)"
+	agg := "(SELECT k, COUNT(*) AS c FROM (VALUES (1), (2), (2), (3)) AS x(k) GROUP BY k) AS g"
+	queries := []string{
+		"SELECT * FROM " + l + " WHERE k IN (SELECT k FROM " + r + ")",
+		"SELECT * FROM " + l + " WHERE EXISTS (SELECT * FROM " + r + " WHERE r.k = l.k AND r.b > 1)",
+		"SELECT * FROM " + l + " WHERE NOT EXISTS (SELECT * FROM " + r + " WHERE r.k = l.k)",
+		"SELECT * FROM " + l + " WHERE k IN (SELECT k FROM " + agg + " WHERE c > 1)",
+		"SELECT * FROM " + l + " WHERE NOT EXISTS (SELECT * FROM " + agg + " WHERE g.k = l.k AND g.c = 1)",
+		"SELECT * FROM " + agg + " WHERE EXISTS (SELECT * FROM " + r + " WHERE r.k = g.k)",
+	}
+	for _, q := range queries {
+		want := canon(exec(t, NewTableEnvironment(InBatchMode()), q).Rows())
+		res := exec(t, NewTableEnvironment(InStreamingMode()), q)
+		live := map[string]int{}
+		for k, row := range res.Changes() {
+			key := fmt.Sprintf("%v", row)
+			if k.IsRetraction() {
+				require.Positive(t, live[key], "%s: retracting a row that is not there: %s", q, key)
+				live[key]--
+			} else {
+				live[key]++
+			}
+		}
+		require.NoError(t, res.Err())
+		var got []string
+		for k, n := range live {
+			for range n {
+				got = append(got, k)
+			}
+		}
+		sort.Strings(got)
+		require.Len(t, got, len(want), q)
+		if len(want) > 0 {
+			require.Equal(t, want, got, q)
+		}
+	}
+}
+
+func TestToDataStreamAndChangelogStream(t *testing.T) {
+	e, _ := newStreamEnv(t)
+	ctx := context.Background()
+	agg, err := e.SQLQuery("SELECT k, COUNT(*) AS c FROM (VALUES ('a'), ('a')) AS t(k) GROUP BY k")
+	require.NoError(t, err)
+	_, err = agg.ToDataStream(ctx)
+	require.Error(t, err)
+	require.Equal(t, "org.apache.flink.table.api.TableException: Table sink '*anonymous_datastream_sink$1*' doesn't support consuming update changes which is produced by node GroupAggregate(groupBy=[EXPR$0], select=[EXPR$0 AS k, COUNT(*) AS c])", Reason(err))
+	res, err := agg.ToChangelogStream(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []changelog.RowKind{changelog.Insert, changelog.UpdateBefore, changelog.UpdateAfter}, res.RowKinds())
+
+	plain, err := e.SQLQuery("SELECT k FROM (VALUES ('a'), ('b')) AS t(k)")
+	require.NoError(t, err)
+	res, err = plain.ToDataStream(ctx)
+	require.NoError(t, err)
+	require.Equal(t, [][]any{{"a"}, {"b"}}, res.Rows())
+}

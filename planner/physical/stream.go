@@ -145,8 +145,8 @@ var (
 // printed "Join"): both inputs keep state, and every input row emits its
 // joined changes. Extra is the non-equality condition over left ++ right
 // (nil: none); no keys means every row shares one key. Its mode is the
-// union of the inputs' modes for an inner join and any change for an
-// outer join.
+// union of the inputs' modes for an inner or semi join and any change for
+// an outer or anti join.
 type StreamJoin struct {
 	Left, Right         Node
 	Kind                logical.JoinKind
@@ -173,7 +173,7 @@ func (n *StreamJoin) Name() string { return "Join" }
 
 // Mode implements Node.
 func (n *StreamJoin) Mode() changelog.Mode {
-	if n.Kind == logical.InnerJoin {
+	if n.Kind == logical.InnerJoin || n.Kind == logical.SemiJoin {
 		return n.Left.Mode() | n.Right.Mode()
 	}
 	return changelog.All

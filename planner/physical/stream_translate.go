@@ -57,8 +57,8 @@ func (e *TableError) JavaClass() string { return "org.apache.flink.table.api.Tab
 //	HashJoin,         StreamJoin (Flink's Join) over an Exchange per input
 //	NestedLoopJoin    (hash of the keys, or single without keys)
 //
-// Semi/anti joins, ORDER BY … LIMIT (Top-N), INTERSECT/EXCEPT and LIMIT
-// over an updating input are not supported yet.
+// NOT IN (null-aware anti joins), ORDER BY … LIMIT (Top-N),
+// INTERSECT/EXCEPT and LIMIT over an updating input are not supported yet.
 func TranslateStream(n logical.Node, env *Env, opts StreamOptions) (Node, error) {
 	p, err := TranslateWith(n, env)
 	if err != nil {
@@ -136,6 +136,22 @@ func toStream(n Node, opts StreamOptions) (Node, error) {
 //	Table sink 'cat.db.t' doesn't support consuming update changes which is
 //	produced by node GroupAggregate(groupBy=[a], select=[a, COUNT(*) AS c])
 func checkSink(t *catalog.ResolvedTable, in Node, accepts changelog.Mode) error {
+	name := "sink"
+	if t != nil {
+		name = t.ID.Summary()
+	}
+	return checkConsumer("Table sink '"+name+"'", in, accepts)
+}
+
+// CheckAppendOnly fails as Flink does when a consumer that takes inserts
+// only gets a plan that produces updates. consumer names it as Flink's
+// error does, e.g. "Table sink '*anonymous_datastream_sink$1*'" for
+// toDataStream.
+func CheckAppendOnly(consumer string, plan Node) error {
+	return checkConsumer(consumer, plan, changelog.InsertOnly)
+}
+
+func checkConsumer(consumer string, in Node, accepts changelog.Mode) error {
 	produced := in.Mode()
 	var kinds []string
 	if produced&(changelog.ModeUpdateBefore|changelog.ModeUpdateAfter) != 0 && accepts&changelog.ModeUpdateAfter == 0 {
@@ -147,21 +163,22 @@ func checkSink(t *catalog.ResolvedTable, in Node, accepts changelog.Mode) error 
 	if len(kinds) == 0 {
 		return nil
 	}
-	name := "sink"
-	if t != nil {
-		name = t.ID.Summary()
-	}
 	p := changeProducer(in)
-	return &TableError{Msg: fmt.Sprintf("Table sink '%s' doesn't support consuming %s changes which is produced by node %s(%s)",
-		name, strings.Join(kinds, " and "), p.Name(), DescribeStream(p, false))}
+	return &TableError{Msg: fmt.Sprintf("%s doesn't support consuming %s changes which is produced by node %s(%s)",
+		consumer, strings.Join(kinds, " and "), p.Name(), DescribeStream(p, false))}
 }
 
-// changeProducer returns the deepest node of the updating path below n:
-// the node that turns insert-only inputs into updates.
+// changeProducer returns the node Flink names when a sink cannot take the
+// updates of n: the insert-only requirement passes down through the nodes
+// that forward row kinds (Calc, Exchange, Union) and stops at the first
+// node that produces updates itself (an aggregate, a join).
 func changeProducer(n Node) Node {
-	for _, c := range n.Children() {
-		if !c.Mode().IsInsertOnly() {
-			return changeProducer(c)
+	switch n.(type) {
+	case *Calc, *Exchange, *StreamUnion, *Limit:
+		for _, c := range n.Children() {
+			if !c.Mode().IsInsertOnly() {
+				return changeProducer(c)
+			}
 		}
 	}
 	return n
@@ -169,11 +186,8 @@ func changeProducer(n Node) Node {
 
 // streamJoinKind rejects the joins the streaming runtime cannot run yet.
 func streamJoinKind(k logical.JoinKind, nullAwareAnti bool) error {
-	switch {
-	case nullAwareAnti:
+	if nullAwareAnti {
 		return fmt.Errorf("not supported yet: NOT IN subqueries in streaming mode")
-	case k == logical.SemiJoin || k == logical.AntiJoin:
-		return fmt.Errorf("not supported yet: IN/EXISTS subqueries (semi and anti joins) in streaming mode")
 	}
 	return nil
 }

@@ -19,10 +19,19 @@ type distinctStep struct {
 	counts []map[string]int64 // per group: copies of each encoded value
 	ops    []Op
 	buf    []byte
+	// fixed is set for one argument of at most 8 bytes (BIGINT, INT,
+	// DATE…): values are counted in fixedCounts by their bits instead.
+	fixed       int
+	fixedCounts []map[uint64]int64
 }
 
 func newDistinctStep(inner Stepper, argTypes []arrow.DataType) (Stepper, error) {
 	d := &distinctStep{inner: inner}
+	if len(argTypes) == 1 {
+		if w := byteWidth(argTypes[0]); w == 1 || w == 2 || w == 4 || w == 8 {
+			d.fixed = w
+		}
+	}
 	for _, t := range argTypes {
 		e, err := valueEncoder(t)
 		if err != nil {
@@ -68,12 +77,20 @@ func valueEncoder(t arrow.DataType) (func(a arrow.Array, i int, buf []byte) []by
 }
 
 func (d *distinctStep) Resize(n int) {
-	d.counts = grow(d.counts, n)
+	if d.fixed > 0 {
+		d.fixedCounts = grow(d.fixedCounts, n)
+	} else {
+		d.counts = grow(d.counts, n)
+	}
 	d.inner.Resize(n)
 }
 
 func (d *distinctStep) Clear(g uint32) {
-	d.counts[g] = nil
+	if d.fixed > 0 {
+		d.fixedCounts[g] = nil
+	} else {
+		d.counts[g] = nil
+	}
 	d.inner.Clear(g)
 }
 
@@ -81,6 +98,10 @@ func (d *distinctStep) SizeBytes() int64 {
 	n := d.inner.SizeBytes() + int64(cap(d.ops)) + int64(cap(d.counts))*8
 	for _, m := range d.counts {
 		n += int64(len(m)) * 40
+	}
+	n += int64(cap(d.fixedCounts)) * 8
+	for _, m := range d.fixedCounts {
+		n += int64(len(m)) * 24
 	}
 	return n
 }
@@ -93,6 +114,10 @@ func (d *distinctStep) Step(mem memory.Allocator, ids []uint32, ops []Op, args [
 		d.ops = make([]Op, len(ids))
 	}
 	inner := d.ops[:len(ids)]
+	if d.fixed > 0 {
+		d.stepFixed(ids, ops, args[0], inner)
+		return d.inner.Step(mem, ids, inner, args, changed)
+	}
 	for i, g := range ids {
 		inner[i] = OpSkip
 		if ops[i] == OpSkip {
@@ -125,4 +150,50 @@ func (d *distinctStep) Step(mem memory.Allocator, ids []uint32, ops []Op, args [
 		}
 	}
 	return d.inner.Step(mem, ids, inner, args, changed)
+}
+
+// stepFixed computes the inner operations for one fixed-width argument.
+func (d *distinctStep) stepFixed(ids []uint32, ops []Op, a arrow.Array, inner []Op) {
+	var bits func(i int) uint64
+	switch d.fixed {
+	case 1:
+		v := rawValues[uint8](a)
+		bits = func(i int) uint64 { return uint64(v[i]) }
+	case 2:
+		v := rawValues[uint16](a)
+		bits = func(i int) uint64 { return uint64(v[i]) }
+	case 4:
+		v := rawValues[uint32](a)
+		bits = func(i int) uint64 { return uint64(v[i]) }
+	default:
+		v := rawValues[uint64](a)
+		bits = func(i int) uint64 { return v[i] }
+	}
+	for i, g := range ids {
+		inner[i] = OpSkip
+		if ops[i] == OpSkip {
+			continue
+		}
+		m := d.fixedCounts[g]
+		if m == nil {
+			m = map[uint64]int64{}
+			d.fixedCounts[g] = m
+		}
+		k := bits(i)
+		c := m[k]
+		if ops[i] == OpAdd {
+			if c == 0 {
+				inner[i] = OpAdd
+			}
+			m[k] = c + 1
+			continue
+		}
+		switch {
+		case c == 1:
+			inner[i] = OpRetract
+			delete(m, k)
+		case c > 1:
+			m[k] = c - 1
+		}
+	}
 }

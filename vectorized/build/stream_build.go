@@ -8,7 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/tablerun/tablerun/connectors"
-	"github.com/tablerun/tablerun/planner/logical"
+	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/physical"
 	"github.com/tablerun/tablerun/vectorized"
 	"github.com/tablerun/tablerun/vectorized/ops"
@@ -38,11 +38,12 @@ func (b *builder) buildStream(n physical.Node, ch []runner, out *arrow.Schema) (
 		spec := ops.StreamJoinSpec{Kind: n.Kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys,
 			Left: n.Left.Schema(), Right: n.Right.Schema(), Out: n.Out}
 		if n.Extra != nil {
-			extra := n.Extra
-			spec.Cond = func(row []any) (bool, error) {
-				v, err := logical.Eval(b.env.Eval, b.env.Functions, extra, row)
-				return v == true, err
+			both := append(append(types.Schema{}, n.Left.Schema()...), n.Right.Schema()...)
+			cond, err := b.compileFilter(n.Extra, both)
+			if err != nil {
+				return nil, true, fmt.Errorf("%s: %w", name, err)
 			}
+			spec.Cond = cond
 		}
 		return &multiRunner{name: name, op: ops.NewStreamJoin(spec), children: ch}, true, nil
 	case *physical.StreamSink:

@@ -72,6 +72,8 @@ type stepState struct {
 	filter int
 	argBuf []arrow.Array
 	ops    []agg.Op
+	// nullsCount: NULL arguments are rows too (SINGLE_VALUE).
+	nullsCount bool
 }
 
 var _ vectorized.Operator = (*GroupAggregate)(nil)
@@ -125,11 +127,20 @@ func (h *GroupAggregate) Open(context.Context) error {
 			return fmt.Errorf("internal: aggregate filter column $%d is not a BOOLEAN input column", c.Filter)
 		}
 		name := accumulatorName(c)
-		s, err := agg.NewStepper(name, argTypes, h.out.Field(len(h.groupKeys)+i).Type, c.Distinct, h.opts.Retract)
-		if err != nil {
-			return fmt.Errorf("%s: %w", c, err)
+		result := h.out.Field(len(h.groupKeys) + i).Type
+		var s agg.Stepper
+		if name == "SINGLE_VALUE" {
+			if len(argTypes) != 1 || c.Distinct || !arrow.TypeEqual(argTypes[0], result) {
+				return fmt.Errorf("internal: SINGLE_VALUE of %d arguments returning %s", len(argTypes), result)
+			}
+			s = newSingleValueStep(h.in[c.Args[0]].Type, result)
+		} else {
+			var err error
+			if s, err = agg.NewStepper(name, argTypes, result, c.Distinct, h.opts.Retract); err != nil {
+				return fmt.Errorf("%s: %w", c, err)
+			}
 		}
-		h.steps[i] = stepState{step: s, args: c.Args, filter: c.Filter, argBuf: make([]arrow.Array, len(c.Args))}
+		h.steps[i] = stepState{step: s, args: c.Args, filter: c.Filter, argBuf: make([]arrow.Array, len(c.Args)), nullsCount: name == "SINGLE_VALUE"}
 	}
 	if h.table == nil {
 		h.grow(1)
@@ -222,7 +233,11 @@ func (h *GroupAggregate) Process(ctx context.Context, b vectorized.Batch, out ve
 			}
 			filter = f
 		}
-		s.ops = agg.StepOps(s.ops, h.base, s.argBuf, filter)
+		if s.nullsCount {
+			s.ops = agg.StepOps(s.ops, h.base, nil, filter)
+		} else {
+			s.ops = agg.StepOps(s.ops, h.base, s.argBuf, filter)
+		}
 		v, err := s.step.Step(vectorized.Mem, ids, s.ops, s.argBuf, h.changed)
 		if err != nil {
 			return err

@@ -183,6 +183,17 @@ func TestGroupAggregateChangelog(t *testing.T) {
 			},
 		},
 		{
+			name: "single value", keys: []int{0}, calls: []logical.AggCall{aggCall("SINGLE_VALUE", false, 1)}, out: outOf("v"),
+			opts:  GroupAggregateOptions{Retract: true},
+			input: []change{{ib, []any{"a", int32(1)}}, {del, []any{"a", int32(1)}}, {ib, []any{"a", nil}}, {ib, []any{"b", int32(2)}}},
+			want:  []string{"+I[a 1]", "-D[a 1]", "+I[a <nil>]", "+I[b 2]"},
+		},
+		{
+			name: "single value of two rows", keys: []int{0}, calls: []logical.AggCall{aggCall("SINGLE_VALUE", false, 1)}, out: outOf("v"),
+			input:   inserts([]any{"a", nil}, []any{"a", int32(2)}),
+			wantErr: "SingleValueAggFunction received more than one element.",
+		},
+		{
 			name: "retraction into an insert-only plan", keys: []int{0}, calls: []logical.AggCall{count}, out: outOf("cnt"),
 			input:   []change{{ib, []any{"a", int32(1)}}, {del, []any{"a", int32(1)}}},
 			wantErr: "insert-only",

@@ -2,30 +2,32 @@ package ops
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"reflect"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/tablerun/tablerun/core/changelog"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
 	"github.com/tablerun/tablerun/vectorized"
+	"github.com/tablerun/tablerun/vectorized/agg"
 )
 
 // StreamJoinSpec describes a streaming regular join.
 type StreamJoinSpec struct {
-	// Kind is inner, left, right or full (semi and anti joins are not
-	// supported yet).
+	// Kind is inner, left, right, full, semi or anti (not the null-aware
+	// anti join of NOT IN).
 	Kind logical.JoinKind
-	// LeftKeys and RightKeys are the equality keys; none means every row
-	// has the same key. A NULL key matches nothing.
+	// LeftKeys and RightKeys are the equality keys (of equal types); none
+	// means every row has the same key. A NULL key matches nothing.
 	LeftKeys, RightKeys []int
-	// Left, Right and Out are the schemas; Out is Left ++ Right.
+	// Left, Right and Out are the schemas; Out is Left ++ Right (Left for
+	// semi and anti joins).
 	Left, Right, Out types.Schema
-	// Cond is the non-equality part of the condition over a joined row
-	// (left ++ right values); nil is TRUE.
-	Cond func(row []any) (bool, error)
+	// Cond is the non-equality part of the condition, over a record of
+	// the Left ++ Right columns; nil is TRUE.
+	Cond Selector
 }
 
 // StreamJoin is Flink's streaming regular join (StreamingJoinOperator):
@@ -38,116 +40,433 @@ type StreamJoinSpec struct {
 // when its last match is retracted. The rows of one key are matched in
 // insertion order.
 //
-// State is kept as rows of Go values (row at a time); it is correct but
-// not yet vectorized.
+// Semi and anti joins (Flink's StreamingSemiAntiJoinOperator) emit left
+// rows only: a left row passes with its own kind when it has a match
+// (semi) or none (anti); a right row that gives a left row its first
+// match emits that row (semi: with the right row's kind; anti: -D), and
+// one that takes away its last match emits it again (semi: with the right
+// row's kind; anti: +I).
+//
+// It is vectorized per batch: the batch's keys are mapped to ids by one
+// agg.GroupTable probe shared by both sides; as the other side's state
+// does not change while a batch of this side is processed, every
+// candidate pair of the batch is known up front and the non-equi
+// condition runs once over all of them; one sequential pass then updates
+// the state (association counts of outer rows) and lists the output rows,
+// which are gathered column by column. State keeps the input batches
+// themselves and per key a list of row references.
 type StreamJoin struct {
 	spec    StreamJoinSpec
-	sides   [2]joinSide
+	table   agg.GroupTable // nil without keys: one key id 0
+	sides   [2]*joinSide
 	markers *inputMarkers
+	out     *arrow.Schema
+	cond    *arrow.Schema // Left ++ Right, for Cond
 }
 
 type joinSide struct {
-	keys  []int
-	width int
-	outer bool
-	recs  map[string][]*joinRec // join key → its rows, in insertion order
+	schema  types.Schema
+	types   []arrow.DataType
+	keys    []int
+	outer   bool
+	batches []arrow.RecordBatch
+	lists   [][]joinEntry // by key id, in insertion order
+	keyBuf  []arrow.Array
+	ids     []uint32
 }
 
-// joinRec is one row in a side's state (each copy of a duplicate row is
-// its own record). assoc counts its current matches (outer sides).
-type joinRec struct {
-	row   []any
-	assoc int
+// joinEntry is one row in a side's state (each copy of a duplicate row is
+// its own entry). assoc counts its current matches (outer sides).
+type joinEntry struct {
+	ref   rowRef
+	assoc int32
 }
 
 // NewStreamJoin returns a streaming join.
 func NewStreamJoin(spec StreamJoinSpec) *StreamJoin {
 	j := &StreamJoin{spec: spec, markers: newInputMarkers(2)}
-	j.sides[0] = joinSide{keys: spec.LeftKeys, width: len(spec.Left), recs: map[string][]*joinRec{},
-		outer: spec.Kind == logical.LeftJoin || spec.Kind == logical.FullJoin}
-	j.sides[1] = joinSide{keys: spec.RightKeys, width: len(spec.Right), recs: map[string][]*joinRec{},
-		outer: spec.Kind == logical.RightJoin || spec.Kind == logical.FullJoin}
+	j.sides[0] = &joinSide{schema: spec.Left, keys: spec.LeftKeys, outer: spec.Kind == logical.LeftJoin || spec.Kind == logical.FullJoin || j.semiAnti()}
+	j.sides[1] = &joinSide{schema: spec.Right, keys: spec.RightKeys, outer: spec.Kind == logical.RightJoin || spec.Kind == logical.FullJoin}
 	return j
 }
 
-// Open implements the two-input operator protocol.
+// Open implements the multi-input operator protocol.
 func (j *StreamJoin) Open(context.Context) error {
 	switch j.spec.Kind {
-	case logical.InnerJoin, logical.LeftJoin, logical.RightJoin, logical.FullJoin:
+	case logical.InnerJoin, logical.LeftJoin, logical.RightJoin, logical.FullJoin, logical.SemiJoin, logical.AntiJoin:
 	default:
 		return fmt.Errorf("not supported yet: %s in streaming mode", j.spec.Kind)
 	}
 	if len(j.spec.LeftKeys) != len(j.spec.RightKeys) {
 		return fmt.Errorf("internal: %d left keys and %d right keys", len(j.spec.LeftKeys), len(j.spec.RightKeys))
 	}
-	if len(j.spec.Out) != len(j.spec.Left)+len(j.spec.Right) {
+	if j.semiAnti() {
+		if len(j.spec.Out) != len(j.spec.Left) {
+			return fmt.Errorf("internal: %s output of %d columns for a left input of %d", j.spec.Kind, len(j.spec.Out), len(j.spec.Left))
+		}
+	} else if len(j.spec.Out) != len(j.spec.Left)+len(j.spec.Right) {
 		return fmt.Errorf("internal: join output of %d columns for inputs of %d and %d", len(j.spec.Out), len(j.spec.Left), len(j.spec.Right))
+	}
+	var err error
+	if j.out, err = types.ArrowSchema(j.spec.Out); err != nil {
+		return err
+	}
+	if j.cond, err = types.ArrowSchema(append(append(types.Schema{}, j.spec.Left...), j.spec.Right...)); err != nil {
+		return err
+	}
+	for _, s := range j.sides {
+		for _, f := range s.schema {
+			t, err := types.ArrowType(f.Type)
+			if err != nil {
+				return err
+			}
+			s.types = append(s.types, t)
+		}
+		for _, k := range s.keys {
+			if k < 0 || k >= len(s.schema) {
+				return fmt.Errorf("internal: join key $%d out of range", k)
+			}
+		}
+		s.keyBuf = make([]arrow.Array, len(s.keys))
+	}
+	if len(j.spec.LeftKeys) > 0 {
+		kts := make([]arrow.DataType, len(j.spec.LeftKeys))
+		for i, k := range j.spec.LeftKeys {
+			kts[i] = j.sides[0].types[k]
+			if rt := j.sides[1].types[j.spec.RightKeys[i]]; !arrow.TypeEqual(kts[i], rt) {
+				return fmt.Errorf("internal: join key %d is %s on the left and %s on the right", i, kts[i], rt)
+			}
+		}
+		if j.table, err = agg.NewGroupTable(kts); err != nil {
+			return err
+		}
+	} else {
+		j.sides[0].lists = make([][]joinEntry, 1)
+		j.sides[1].lists = make([][]joinEntry, 1)
 	}
 	return nil
 }
 
-// key encodes a row's join key; ok is false when a key column is NULL.
-func (s *joinSide) key(row []any) (string, bool) {
-	if len(s.keys) == 0 {
-		return "", true
+// Process feeds one batch of side 0 (left) or 1 (right).
+func (j *StreamJoin) Process(ctx context.Context, side int, b vectorized.Batch, out vectorized.Collector) error {
+	n := b.NumRows()
+	if n == 0 {
+		return nil
 	}
-	var buf []byte
-	for _, k := range s.keys {
-		if row[k] == nil {
-			return "", false
+	me, other := j.sides[side], j.sides[1-side]
+	rec := b.Rec
+	if int(rec.NumCols()) != len(me.schema) {
+		return fmt.Errorf("internal: join input of %d columns, want %d", rec.NumCols(), len(me.schema))
+	}
+
+	// Key ids and NULL keys.
+	me.ids = resize(me.ids, n)
+	ids := me.ids
+	if j.table != nil {
+		for i, k := range me.keys {
+			me.keyBuf[i] = rec.Column(k)
 		}
-		buf = appendKey(buf, row[k])
+		if err := j.table.Insert(me.keyBuf, n, ids); err != nil {
+			return err
+		}
+		if g := j.table.Len(); g > len(me.lists) {
+			me.lists = append(me.lists, make([][]joinEntry, g-len(me.lists))...)
+			other.lists = append(other.lists, make([][]joinEntry, g-len(other.lists))...)
+		}
+	} else {
+		clear(ids)
 	}
-	return string(buf), true
+	var nullKey []bool
+	for _, k := range me.keys {
+		c := rec.Column(k)
+		if c.NullN() == 0 {
+			continue
+		}
+		if nullKey == nil {
+			nullKey = make([]bool, n)
+		}
+		for i := range n {
+			if c.IsNull(i) {
+				nullKey[i] = true
+			}
+		}
+	}
+	batchNo := int32(len(me.batches))
+	me.batches = append(me.batches, rec)
+
+	// Candidate pairs: the other side's state is fixed during this batch.
+	start := make([]int32, n+1)
+	var pairRow []int32
+	var pairPos []int32
+	for i, g := range ids {
+		start[i] = int32(len(pairPos))
+		if nullKey != nil && nullKey[i] {
+			continue
+		}
+		for p := range other.lists[g] {
+			pairRow = append(pairRow, int32(i))
+			pairPos = append(pairPos, int32(p))
+		}
+	}
+	start[n] = int32(len(pairPos))
+	var ok []bool
+	if j.spec.Cond != nil && len(pairPos) > 0 {
+		var err error
+		if ok, err = j.evalCond(side, rec, ids, pairRow, pairPos); err != nil {
+			return err
+		}
+	}
+
+	// Sequential pass: state updates and the output rows, in row order.
+	var mine []int32
+	var theirs []rowRef
+	var kinds []changelog.RowKind
+	emit := func(k changelog.RowKind, row int32, ref rowRef) {
+		mine = append(mine, row)
+		theirs = append(theirs, ref)
+		kinds = append(kinds, k)
+	}
+	var matches []int32
+	for i, g := range ids {
+		matches = matches[:0]
+		for p := start[i]; p < start[i+1]; p++ {
+			if ok == nil || ok[p] {
+				matches = append(matches, pairPos[p])
+			}
+		}
+		olist := other.lists[g]
+		kind := b.Kind(i)
+		hasKey := nullKey == nil || !nullKey[i]
+		if j.semiAnti() {
+			j.semiAntiRow(side, me, olist, batchNo, i, g, hasKey, kind, matches, rec, emit)
+			continue
+		}
+		if !kind.IsRetraction() {
+			if hasKey {
+				me.lists[g] = append(me.lists[g], joinEntry{ref: rowRef{batch: batchNo, row: int32(i)}, assoc: int32(len(matches))})
+			}
+			if me.outer && len(matches) == 0 {
+				emit(changelog.Insert, int32(i), noRef)
+				continue
+			}
+			if other.outer {
+				for _, p := range matches {
+					if olist[p].assoc == 0 {
+						emit(changelog.Delete, -1, olist[p].ref)
+					}
+					olist[p].assoc++
+				}
+			}
+			k := kind
+			if me.outer || other.outer {
+				k = changelog.Insert
+			}
+			for _, p := range matches {
+				emit(k, int32(i), olist[p].ref)
+			}
+			continue
+		}
+		// A retraction: drop one copy of the row from the state.
+		if hasKey {
+			j.removeRow(me, g, rec, i)
+		}
+		if len(matches) == 0 {
+			if me.outer {
+				emit(changelog.Delete, int32(i), noRef)
+			}
+			continue
+		}
+		k := kind
+		if me.outer || other.outer {
+			k = changelog.Delete
+		}
+		for _, p := range matches {
+			emit(k, int32(i), olist[p].ref)
+		}
+		if other.outer {
+			for _, p := range matches {
+				if olist[p].assoc == 1 {
+					emit(changelog.Insert, -1, olist[p].ref)
+				}
+				olist[p].assoc--
+			}
+		}
+	}
+	if len(kinds) == 0 {
+		return nil
+	}
+	cols, err := j.columns(side, rec, mine, theirs)
+	if err != nil {
+		return err
+	}
+	outRec, err := NewRecord(j.out, cols, int64(len(kinds)))
+	if err != nil {
+		return err
+	}
+	return out.Emit(ctx, vectorized.Batch{Rec: outRec, Kinds: kinds})
 }
 
-// appendKey appends an unambiguous encoding of a key value. Keys of both
-// sides have the same type, so the encodings compare as the values do
-// (floats: -0.0 = 0.0; NaN equals NaN, unlike '=').
-func appendKey(buf []byte, v any) []byte {
-	switch x := v.(type) {
-	case int64:
-		return binary.LittleEndian.AppendUint64(append(buf, 'l'), uint64(x))
-	case int32:
-		return binary.LittleEndian.AppendUint32(append(buf, 'i'), uint32(x))
-	case int16:
-		return binary.LittleEndian.AppendUint16(append(buf, 's'), uint16(x))
-	case int8:
-		return append(buf, 'b', byte(x))
-	case bool:
-		if x {
-			return append(buf, 't')
+// semiAntiRow processes row i of a semi or anti join.
+func (j *StreamJoin) semiAntiRow(side int, me *joinSide, olist []joinEntry, batchNo int32, i int, g uint32, hasKey bool,
+	kind changelog.RowKind, matches []int32, rec arrow.RecordBatch, emit func(changelog.RowKind, int32, rowRef)) {
+	anti := j.spec.Kind == logical.AntiJoin
+	if side == 0 {
+		if (len(matches) > 0) != anti {
+			emit(kind, int32(i), noRef)
 		}
-		return append(buf, 'f')
-	case float64:
-		if x == 0 {
-			x = 0
+		if !hasKey {
+			return
 		}
-		return binary.LittleEndian.AppendUint64(append(buf, 'd'), math.Float64bits(x))
-	case float32:
-		if x == 0 {
-			x = 0
+		if !kind.IsRetraction() {
+			me.lists[g] = append(me.lists[g], joinEntry{ref: rowRef{batch: batchNo, row: int32(i)}, assoc: int32(len(matches))})
+			return
 		}
-		return binary.LittleEndian.AppendUint32(append(buf, 'r'), math.Float32bits(x))
-	case string:
-		buf = binary.AppendUvarint(append(buf, 'S'), uint64(len(x)))
-		return append(buf, x...)
-	case []byte:
-		buf = binary.AppendUvarint(append(buf, 'B'), uint64(len(x)))
-		return append(buf, x...)
+		j.removeRow(me, g, rec, i)
+		return
 	}
-	s := fmt.Sprintf("%#v", v)
-	buf = binary.AppendUvarint(append(buf, '?'), uint64(len(s)))
-	return append(buf, s...)
+	if !kind.IsRetraction() {
+		if hasKey {
+			me.lists[g] = append(me.lists[g], joinEntry{ref: rowRef{batch: batchNo, row: int32(i)}})
+		}
+		for _, p := range matches {
+			if olist[p].assoc == 0 {
+				k := kind
+				if anti {
+					k = changelog.Delete
+				}
+				emit(k, -1, olist[p].ref)
+			}
+			olist[p].assoc++
+		}
+		return
+	}
+	if hasKey {
+		j.removeRow(me, g, rec, i)
+	}
+	for _, p := range matches {
+		if olist[p].assoc == 1 {
+			k := kind
+			if anti {
+				k = changelog.Insert
+			}
+			emit(k, -1, olist[p].ref)
+		}
+		olist[p].assoc--
+	}
 }
 
-// sameRow reports whether two rows hold equal values.
-func sameRow(a, b []any) bool {
-	if len(a) != len(b) {
-		return false
+// removeRow drops one copy of row i of rec from side s's list g.
+func (j *StreamJoin) removeRow(s *joinSide, g uint32, rec arrow.RecordBatch, i int) {
+	list := s.lists[g]
+	for x, e := range list {
+		if j.sameRow(s, e.ref, rec, i) {
+			s.lists[g] = append(list[:x:x], list[x+1:]...)
+			return
+		}
 	}
-	for i := range a {
-		x, y := a[i], b[i]
+}
+
+func (j *StreamJoin) semiAnti() bool {
+	return j.spec.Kind == logical.SemiJoin || j.spec.Kind == logical.AntiJoin
+}
+
+// columns gathers the output columns: the input side's from rec by row
+// index (-1: NULL), the other side's from its state by reference. A semi
+// or anti join outputs the left side only: the left row is the input row
+// (side 0) or the state row (side 1).
+func (j *StreamJoin) columns(side int, rec arrow.RecordBatch, mine []int32, theirs []rowRef) ([]arrow.Array, error) {
+	if j.semiAnti() {
+		if side == 0 {
+			return j.sideColumns(0, rec, mine)
+		}
+		return j.stateColumns(0, theirs)
+	}
+	return j.pairColumns(side, rec, mine, theirs)
+}
+
+func (j *StreamJoin) sideColumns(side int, rec arrow.RecordBatch, rows []int32) ([]arrow.Array, error) {
+	var cols []arrow.Array
+	for c := range j.sides[side].schema {
+		a, err := GatherArray(rec.Column(c), rows)
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, a)
+	}
+	return cols, nil
+}
+
+func (j *StreamJoin) stateColumns(side int, refs []rowRef) ([]arrow.Array, error) {
+	s := j.sides[side]
+	var cols []arrow.Array
+	for c, f := range s.schema {
+		a, err := gatherRefs(s.batches, c, f.Type, s.types[c], refs)
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, a)
+	}
+	return cols, nil
+}
+
+// pairColumns gathers left ++ right columns of (input row, state row)
+// pairs.
+func (j *StreamJoin) pairColumns(side int, rec arrow.RecordBatch, mine []int32, theirs []rowRef) ([]arrow.Array, error) {
+	other := j.sides[1-side]
+	var myCols, otherCols []arrow.Array
+	for c := range j.sides[side].schema {
+		a, err := GatherArray(rec.Column(c), mine)
+		if err != nil {
+			return nil, err
+		}
+		myCols = append(myCols, a)
+	}
+	for c, f := range other.schema {
+		a, err := gatherRefs(other.batches, c, f.Type, other.types[c], theirs)
+		if err != nil {
+			return nil, err
+		}
+		otherCols = append(otherCols, a)
+	}
+	if side == 0 {
+		return append(myCols, otherCols...), nil
+	}
+	return append(otherCols, myCols...), nil
+}
+
+// evalCond evaluates the non-equi condition over every candidate pair and
+// returns which hold.
+func (j *StreamJoin) evalCond(side int, rec arrow.RecordBatch, ids []uint32, pairRow, pairPos []int32) ([]bool, error) {
+	other := j.sides[1-side]
+	refs := make([]rowRef, len(pairPos))
+	for k, p := range pairPos {
+		refs[k] = other.lists[ids[pairRow[k]]][p].ref
+	}
+	cols, err := j.pairColumns(side, rec, pairRow, refs)
+	if err != nil {
+		return nil, err
+	}
+	pairs, err := NewRecord(j.cond, cols, int64(len(pairPos)))
+	if err != nil {
+		return nil, err
+	}
+	sel, err := j.spec.Cond.Select(pairs)
+	if err != nil {
+		return nil, err
+	}
+	ok := make([]bool, len(pairPos))
+	for _, s := range sel {
+		ok[s] = true
+	}
+	return ok, nil
+}
+
+// sameRow reports whether the state row ref of side s equals row i of rec.
+func (j *StreamJoin) sameRow(s *joinSide, ref rowRef, rec arrow.RecordBatch, i int) bool {
+	kept := s.batches[ref.batch]
+	for c, f := range s.schema {
+		x := types.GetValue(kept.Column(c), int(ref.row), f.Type)
+		y := types.GetValue(rec.Column(c), i, f.Type)
 		if x == nil || y == nil {
 			if x != y {
 				return false
@@ -167,156 +486,6 @@ func sameRow(a, b []any) bool {
 	return true
 }
 
-// Process feeds one batch of side 0 (left) or 1 (right).
-func (j *StreamJoin) Process(ctx context.Context, side int, b vectorized.Batch, out vectorized.Collector) error {
-	n := b.NumRows()
-	if n == 0 {
-		return nil
-	}
-	schema := j.spec.Left
-	if side == 1 {
-		schema = j.spec.Right
-	}
-	if int(b.Rec.NumCols()) != len(schema) {
-		return fmt.Errorf("internal: join input of %d columns, want %d", b.Rec.NumCols(), len(schema))
-	}
-	rows := types.RecordRows(b.Rec, schema)
-	var outRows [][]any
-	var kinds []changelog.RowKind
-	emit := func(k changelog.RowKind, row []any) {
-		outRows = append(outRows, row)
-		kinds = append(kinds, k)
-	}
-	for i, row := range rows {
-		if err := j.processRow(side, b.Kind(i), row, emit); err != nil {
-			return err
-		}
-	}
-	if len(outRows) == 0 {
-		return nil
-	}
-	rec, err := types.BuildRecord(vectorized.Mem, j.spec.Out, outRows)
-	if err != nil {
-		return err
-	}
-	return out.Emit(ctx, vectorized.Batch{Rec: rec, Kinds: kinds})
-}
-
-// joined builds the output row of an input row and a row of the other
-// side (nil: NULL padding).
-func (j *StreamJoin) joined(side int, row, other []any) []any {
-	l, r := row, other
-	if side == 1 {
-		l, r = other, row
-	}
-	out := make([]any, 0, len(j.spec.Out))
-	if l == nil {
-		out = append(out, make([]any, j.sides[0].width)...)
-	} else {
-		out = append(out, l...)
-	}
-	if r == nil {
-		out = append(out, make([]any, j.sides[1].width)...)
-	} else {
-		out = append(out, r...)
-	}
-	return out
-}
-
-// matches returns the records of the other side that join with row.
-func (j *StreamJoin) matches(side int, key string, row []any) ([]*joinRec, error) {
-	cands := j.sides[1-side].recs[key]
-	if j.spec.Cond == nil {
-		return cands, nil
-	}
-	var out []*joinRec
-	for _, o := range cands {
-		ok, err := j.spec.Cond(j.joined(side, row, o.row))
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out = append(out, o)
-		}
-	}
-	return out, nil
-}
-
-func (j *StreamJoin) processRow(side int, kind changelog.RowKind, row []any, emit func(changelog.RowKind, []any)) error {
-	me, other := &j.sides[side], &j.sides[1-side]
-	key, hasKey := me.key(row)
-	var assoc []*joinRec
-	if hasKey {
-		var err error
-		if assoc, err = j.matches(side, key, row); err != nil {
-			return err
-		}
-	}
-	if !kind.IsRetraction() {
-		rec := &joinRec{row: row, assoc: len(assoc)}
-		if hasKey {
-			me.recs[key] = append(me.recs[key], rec)
-		}
-		if me.outer && len(assoc) == 0 {
-			emit(changelog.Insert, j.joined(side, row, nil))
-			return nil
-		}
-		if other.outer {
-			for _, o := range assoc {
-				if o.assoc == 0 {
-					emit(changelog.Delete, j.joined(1-side, o.row, nil))
-				}
-				o.assoc++
-			}
-		}
-		k := kind
-		if me.outer || other.outer {
-			k = changelog.Insert
-		}
-		for _, o := range assoc {
-			emit(k, j.joined(side, row, o.row))
-		}
-		return nil
-	}
-	// A retraction: drop one copy of the row from the state.
-	if hasKey {
-		recs := me.recs[key]
-		for i, r := range recs {
-			if sameRow(r.row, row) {
-				recs = append(recs[:i:i], recs[i+1:]...)
-				break
-			}
-		}
-		if len(recs) == 0 {
-			delete(me.recs, key)
-		} else {
-			me.recs[key] = recs
-		}
-	}
-	if len(assoc) == 0 {
-		if me.outer {
-			emit(changelog.Delete, j.joined(side, row, nil))
-		}
-		return nil
-	}
-	k := kind
-	if me.outer || other.outer {
-		k = changelog.Delete
-	}
-	for _, o := range assoc {
-		emit(k, j.joined(side, row, o.row))
-	}
-	if other.outer {
-		for _, o := range assoc {
-			if o.assoc == 1 {
-				emit(changelog.Insert, j.joined(1-side, o.row, nil))
-			}
-			o.assoc--
-		}
-	}
-	return nil
-}
-
 // OnMarker handles a marker of one side: the join's watermark is the
 // minimum of both sides'; EndOfInput is forwarded once both sides have
 // ended.
@@ -326,6 +495,9 @@ func (j *StreamJoin) OnMarker(ctx context.Context, side int, m vectorized.Marker
 
 // Close releases the state.
 func (j *StreamJoin) Close() error {
-	j.sides[0].recs, j.sides[1].recs = nil, nil
+	for _, s := range j.sides {
+		s.batches, s.lists = nil, nil
+	}
+	j.table = nil
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablerun/tablerun/core/changelog"
@@ -31,7 +32,7 @@ func TestStreamJoinChangelog(t *testing.T) {
 	tests := []struct {
 		name  string
 		kind  logical.JoinKind
-		cond  func(row []any) (bool, error)
+		cond  Selector
 		input []sideChange
 		want  []string
 	}{
@@ -71,7 +72,7 @@ func TestStreamJoinChangelog(t *testing.T) {
 		},
 		{
 			name: "right join with a condition", kind: logical.RightJoin,
-			cond:  func(row []any) (bool, error) { return row[1].(string) < row[3].(string), nil },
+			cond:  &rowSelector{s: out, fn: func(row []any) bool { return row[1].(string) < row[3].(string) }},
 			input: []sideChange{L(ib, int32(1), "m"), R(ib, int32(1), "a"), R(ib, int32(1), "z")},
 			want:  []string{"+I[<nil> <nil> 1 a]", "+I[1 m 1 z]"},
 		},
@@ -140,4 +141,41 @@ func TestStreamUnionMarkers(t *testing.T) {
 	require.NoError(t, u.Process(ctx, 1, vectorized.Batch{Rec: rec, Kinds: []changelog.RowKind{changelog.Delete}}, c))
 	require.Equal(t, []changelog.RowKind{changelog.Delete}, c.batches[0].Kinds)
 	require.NoError(t, u.Close())
+}
+
+func TestGatherRefs(t *testing.T) {
+	s := types.Schema{
+		{Name: "i", Type: types.IntT}, {Name: "s", Type: types.StringT}, {Name: "b", Type: types.BooleanT},
+		{Name: "d", Type: types.DoubleT}, {Name: "a", Type: types.Type{Kind: types.Array, Elem: &types.IntT}},
+		{Name: "y", Type: types.BytesT},
+	}
+	b1, err := types.BuildRecord(vectorized.Mem, s, [][]any{
+		{int32(1), "x", true, 1.5, []any{int32(1)}, []byte("p")},
+		{nil, nil, nil, nil, nil, nil},
+	})
+	require.NoError(t, err)
+	b2, err := types.BuildRecord(vectorized.Mem, s, [][]any{{int32(3), "z", false, 2.5, []any{int32(2), nil}, []byte("q")}})
+	require.NoError(t, err)
+	batches := []arrow.RecordBatch{b1, b2}
+	for _, refs := range [][]rowRef{
+		{{1, 0}, noRef, {0, 1}, {0, 0}}, // several batches
+		{{0, 0}, noRef, {0, 1}},         // one batch
+		{noRef, noRef},                  // none
+	} {
+		for c, f := range s {
+			dt, err := types.ArrowType(f.Type)
+			require.NoError(t, err)
+			a, err := gatherRefs(batches, c, f.Type, dt, refs)
+			require.NoError(t, err)
+			require.True(t, arrow.TypeEqual(dt, a.DataType()), f.Name)
+			require.Equal(t, len(refs), a.Len())
+			for k, r := range refs {
+				var want any
+				if r.batch >= 0 {
+					want = types.GetValue(batches[r.batch].Column(c), int(r.row), f.Type)
+				}
+				require.Equal(t, want, types.GetValue(a, k, f.Type), "%s row %d", f.Name, k)
+			}
+		}
+	}
 }
