@@ -1,5 +1,8 @@
 -- Generated data: bounded datagen tables, a blackhole sink and SET.
 
+-- Batch mode: final results instead of changelogs (Flink's default is streaming).
+SET 'execution.runtime-mode' = 'batch';
+
 SET 'table.display.max-column-width' = '20';
 
 CREATE TABLE readings (

@@ -1,6 +1,9 @@
 -- A small shop: orders in a CSV file, customers in another.
 -- Run from the repository root:  go run ./cmd/tablerun -f examples/orders.sql
 
+-- Batch mode: final results instead of changelogs (Flink's default is streaming).
+SET 'execution.runtime-mode' = 'batch';
+
 CREATE TABLE orders (
   order_id   INT,
   user_id    INT,

@@ -2,6 +2,9 @@
 -- (Flink types a list of string literals as CHAR(longest) and pads the
 -- shorter ones; casting the first one to STRING makes the column a STRING.)
 
+-- Batch mode: final results instead of changelogs (Flink's default is streaming).
+SET 'execution.runtime-mode' = 'batch';
+
 CREATE TEMPORARY VIEW spring(product, qty) AS
 VALUES (CAST('apples' AS STRING), 10), ('pears', 4), ('plums', 7), ('apples', 3);
 

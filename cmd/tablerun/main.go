@@ -1,12 +1,15 @@
 // Command tablerun runs Flink SQL scripts and statements and prints their
 // results the way Flink's SQL client does in tableau mode.
 //
+//	tablerun                                  the interactive SQL client
 //	tablerun -f script.sql [-i init.sql] [--keep-going] [-D key=value ...]
-//	tablerun -e "SELECT 1 + 1"
+//	tablerun -e "SELECT 1 + 1" [--format tableau|csv|json|arrow]
+//	tablerun kernel install | kernel --connection-file F   the Jupyter kernel
 //
-// Sessions start in batch mode (execution.runtime-mode = BATCH) with
-// sql-client.execution.result-mode = tableau; -D sets further initial
-// options (RESET returns to them). Each statement's output is followed by a
+// Sessions start in streaming mode (execution.runtime-mode = STREAMING),
+// Flink's default; scripts switch with SET 'execution.runtime-mode' =
+// 'batch'. Script runs use sql-client.execution.result-mode = tableau; -D
+// sets further initial options (RESET returns to them). Each statement's output is followed by a
 // blank line. INSERT runs to completion before the next statement (the job
 // runs in-process), so it prints "[INFO] Complete execution of the SQL
 // update statement." whatever table.dml-sync says. Results are always
@@ -14,8 +17,8 @@
 // interactive views that a script run cannot show). The first failing
 // statement stops the script with exit code 1; with --keep-going the script
 // runs on and the exit code is still 1. Parse errors report lines and
-// columns relative to the script file. Without -f or -e the usage is
-// printed (the interactive shell is not there yet).
+// columns relative to the script file. Without -f or -e the interactive
+// shell starts (internal/shell).
 package main
 
 import (
@@ -29,10 +32,15 @@ import (
 	"strings"
 
 	"github.com/tablerun/tablerun/core"
+	"github.com/tablerun/tablerun/internal/kernel"
+	"github.com/tablerun/tablerun/internal/shell"
 	"github.com/tablerun/tablerun/planner/parser"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "kernel" {
+		os.Exit(kernel.Main(context.Background(), os.Args[2:], os.Stderr))
+	}
 	// Ctrl-C cancels the running statement (build.Run stops promptly).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -56,14 +64,18 @@ func (o *options) Set(v string) error {
 }
 
 const usage = `Usage: tablerun [options]
+       tablerun kernel install [--dir D]
+       tablerun kernel --connection-file F
 
 Runs Flink SQL statements and prints results as Flink's SQL client does.
+Without -f or -e it starts the interactive SQL client.
 
   -f <script.sql>   run the statements of a script file
   -e <statements>   run the given statements
-  -i <init.sql>     run a script silently before -f/-e (its errors abort)
+  -i <init.sql>     run a script silently first (its errors abort)
   --keep-going      run on after a failing statement (the exit code is still 1)
   -D key=value      set an initial session option (repeatable)
+  --format F        result format of -f/-e: tableau (default), csv, json, arrow
 `
 
 // run is the whole command; it returns the exit code.
@@ -75,6 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	exec := fs.String("e", "", "statements")
 	initFile := fs.String("i", "", "init script")
 	keepGoing := fs.Bool("keep-going", false, "continue after errors")
+	format := fs.String("format", shell.FormatTableau, "result format of -f/-e: tableau, csv, json, arrow")
 	var opts options
 	fs.Var(&opts, "D", "key=value")
 	if err := fs.Parse(args); err != nil {
@@ -83,11 +96,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if fs.NArg() > 0 || (*file == "" && *exec == "") || (*file != "" && *exec != "") {
+	if fs.NArg() > 0 || (*file != "" && *exec != "") {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	settings := core.InBatchMode().WithOption("sql-client.execution.result-mode", "tableau")
+	interactive := *file == "" && *exec == ""
+	settings := core.InStreamingMode()
+	if !interactive {
+		settings = settings.WithOption("sql-client.execution.result-mode", "tableau")
+	}
 	for _, kv := range opts {
 		k, v, _ := strings.Cut(kv, "=")
 		settings = settings.WithOption(strings.TrimSpace(k), strings.TrimSpace(v))
@@ -101,9 +118,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "tablerun: %v\n", err)
 			return 1
 		}
-		if !runScript(ctx, env, string(text), io.Discard, stdout, false) {
+		if !runScript(ctx, env, string(text), io.Discard, stdout, false, shell.FormatTableau) {
 			return 1
 		}
+	}
+	if interactive {
+		// The shell handles Ctrl-C itself (it cancels the running
+		// statement), so the signal context must not end it.
+		if err := shell.Run(context.WithoutCancel(ctx), env, os.Stdin, stdout, shell.Options{}); err != nil {
+			fmt.Fprintf(stderr, "tablerun: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	script := *exec
 	if *file != "" {
@@ -114,15 +140,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		script = string(text)
 	}
-	if !runScript(ctx, env, script, stdout, stdout, *keepGoing) {
+	if !runScript(ctx, env, script, stdout, stdout, *keepGoing, *format) {
 		return 1
 	}
 	return 0
 }
 
-// runScript runs the statements of script, printing results to out and
+// runScript runs the statements of script, printing results to out (in
+// the tableau layout, or as csv, json or arrow for query results) and
 // errors to errOut. It reports whether every statement succeeded.
-func runScript(ctx context.Context, env *core.TableEnvironment, script string, out, errOut io.Writer, keepGoing bool) bool {
+func runScript(ctx context.Context, env *core.TableEnvironment, script string, out, errOut io.Writer, keepGoing bool, format string) bool {
 	stmts, err := parser.ParseScript(script)
 	if err != nil {
 		printError(errOut, env, err)
@@ -136,6 +163,15 @@ func runScript(ctx context.Context, env *core.TableEnvironment, script string, o
 			ok = false
 			if !keepGoing {
 				return false
+			}
+			continue
+		}
+		if format != shell.FormatTableau {
+			if res.Kind() == core.SuccessWithContent && !res.IsDML() {
+				if err := shell.WriteResult(out, res, format); err != nil {
+					printError(errOut, env, err)
+					return false
+				}
 			}
 			continue
 		}

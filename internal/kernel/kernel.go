@@ -42,7 +42,6 @@ import (
 	"log"
 	"os"
 	"os/signal"
-	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -50,7 +49,6 @@ import (
 	"github.com/go-zeromq/zmq4"
 
 	"github.com/tablerun/tablerun/core"
-	"github.com/tablerun/tablerun/core/changelog"
 	"github.com/tablerun/tablerun/internal/shell"
 	"github.com/tablerun/tablerun/planner/parser"
 )
@@ -582,17 +580,7 @@ func followStream(ctx context.Context, res *core.TableResult, live liveFunc, dra
 	}
 	for kind, row := range res.Changes() {
 		changes++
-		switch kind {
-		case changelog.Insert, changelog.UpdateAfter:
-			rows = append(rows, row)
-		default:
-			for i, r := range rows {
-				if reflect.DeepEqual(r, row) {
-					rows = append(rows[:i], rows[i+1:]...)
-					break
-				}
-			}
-		}
+		rows = shell.Materialize(rows, kind, row)
 		if time.Since(last) >= liveInterval {
 			show("running")
 		}

@@ -342,7 +342,20 @@ func TestKernelProtocol(t *testing.T) {
 		id := c.send(c.shell, "execute_request", map[string]any{
 			"code": "CREATE TABLE big (x BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '2000000000');\nSELECT COUNT(*) FROM big",
 		})
-		time.Sleep(300 * time.Millisecond)
+		// The cell is running once its execute_input is published.
+		deadline := time.After(10 * time.Second)
+	wait:
+		for {
+			select {
+			case m := <-c.iopubCh:
+				if parentID(m) == id && m.Header.MsgType == "execute_input" {
+					break wait
+				}
+			case <-deadline:
+				t.Fatal("the cell did not start")
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
 		r, _ := c.request(c.control, "interrupt_request", map[string]any{})
 		require.Equal(t, "ok", r["status"])
 		reply := c.recv(c.shell)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/peterh/liner"
@@ -117,16 +118,21 @@ func (l *linerReader) AddHistory(entry string) {
 	l.saveHistory()
 }
 
+// saveHistory writes the history file: a new file renamed over the old
+// one, so that the history file is never seen half-written.
 func (l *linerReader) saveHistory() {
 	if l.history == "" {
 		return
 	}
-	f, err := os.OpenFile(l.history, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	tmp, err := os.CreateTemp(filepath.Dir(l.history), filepath.Base(l.history)+".*")
 	if err != nil {
 		return
 	}
-	_, _ = l.st.WriteHistory(f)
-	_ = f.Close()
+	_, werr := l.st.WriteHistory(tmp)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), l.history) != nil {
+		_ = os.Remove(tmp.Name())
+	}
 }
 
 // Close implements lineReader.

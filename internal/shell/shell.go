@@ -14,7 +14,8 @@
 //     on a non-terminal output it prints the tableau layout.
 //
 // A streaming query's changelog prints as it arrives, as Flink's tableau
-// mode does, in every result mode. Ctrl-C while a statement runs (or while
+// mode does; in the table mode on a terminal its materialized view updates
+// in place instead, then pages when the job ends. Ctrl-C while a statement runs (or while
 // a streaming result prints) cancels it and the shell goes on; Ctrl-C at
 // the prompt drops the pending input; Ctrl-D (end of input) or QUIT; ends
 // the session.
@@ -129,6 +130,9 @@ type session struct {
 	pageKeys io.Reader
 	// pageHeight is the number of lines a pager page may use.
 	pageHeight func() int
+	// started, when set (tests), is called when a statement starts to run
+	// (from then on an interrupt cancels it).
+	started func(text string)
 }
 
 type readResult struct {
@@ -247,6 +251,9 @@ func (s *session) runStatement(ctx context.Context, st parser.ScriptStatement) {
 		case <-done:
 		}
 	}()
+	if s.started != nil {
+		s.started(st.Text)
+	}
 	res, err := s.env.ExecuteSQL(stmtCtx, st.Text)
 	if err != nil {
 		if canceled.Load() {
@@ -254,6 +261,13 @@ func (s *session) runStatement(ctx context.Context, st parser.ScriptStatement) {
 			return
 		}
 		s.printResult(nil, core.ShiftPosition(err, st.Line, st.Col))
+		return
+	}
+	if res.IsStreaming() && s.pageKeys != nil && s.env.Config().ResultMode() == config.ResultTable {
+		if err := s.follow(res, canceled.Load); err != nil {
+			s.printResult(nil, err)
+		}
+		_ = res.Close()
 		return
 	}
 	s.printResult(res, nil)
@@ -269,8 +283,8 @@ func (s *session) runStatement(ctx context.Context, st parser.ScriptStatement) {
 // mode, followed by a blank line.
 func (s *session) printResult(res *core.TableResult, err error) {
 	cfg := s.env.Config()
-	// A streaming result prints its changelog as it arrives, in every
-	// result mode (with the op column).
+	// A streaming result prints its changelog as it arrives (with the op
+	// column); the table mode's live view is follow's.
 	if err == nil && res.IsQuery() && !res.IsStreaming() {
 		switch cfg.ResultMode() {
 		case config.ResultChangelog:

@@ -6,12 +6,14 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablerun/tablerun/core"
+	"github.com/tablerun/tablerun/core/changelog"
 )
 
 func TestComplete(t *testing.T) {
@@ -155,16 +157,47 @@ func TestSessionTranscripts(t *testing.T) {
 	}
 }
 
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 func TestInterruptCancelsStatement(t *testing.T) {
 	pr, pw := io.Pipe()
-	s, out, sigs := newTestSession(pr, "tableau")
+	s, _, sigs := newTestSession(pr, "tableau")
+	out := &syncBuffer{}
+	s.out = out
+	running := make(chan struct{})
+	s.started = func(text string) {
+		if strings.HasPrefix(text, "SELECT COUNT(*)") {
+			close(running)
+		}
+	}
 	done := make(chan error, 1)
 	go func() { done <- s.loop(context.Background()) }()
 	_, err := io.WriteString(pw, "CREATE TABLE big (x BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '2000000000');\n"+
 		"SELECT COUNT(*) FROM big;\n")
 	require.NoError(t, err)
-	time.Sleep(300 * time.Millisecond)
+	<-running
 	sigs <- os.Interrupt
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), "[INFO] Statement canceled (Ctrl-C).") {
+		require.True(t, time.Now().Before(deadline), "the statement was not cancelled:\n%s", out.String())
+		time.Sleep(20 * time.Millisecond)
+	}
 	// The shell goes on after the cancellation.
 	_, err = io.WriteString(pw, "SELECT 5 AS five;\n")
 	require.NoError(t, err)
@@ -173,9 +206,8 @@ func TestInterruptCancelsStatement(t *testing.T) {
 	case err := <-done:
 		require.NoError(t, err)
 	case <-time.After(10 * time.Second):
-		t.Fatal("the statement was not cancelled")
+		t.Fatal("the shell did not end")
 	}
-	require.Contains(t, out.String(), "[INFO] Statement canceled (Ctrl-C).")
 	require.Contains(t, out.String(), "| five |")
 }
 
@@ -241,4 +273,16 @@ func TestGridLines(t *testing.T) {
 		"| 22 | ab... |",
 		"+----+-------+",
 	}, g.Lines(1, 2, 5))
+}
+
+func TestMaterialize(t *testing.T) {
+	var rows [][]any
+	rows = Materialize(rows, changelog.Insert, []any{int64(1), int64(1)})
+	rows = Materialize(rows, changelog.Insert, []any{int64(2), int64(1)})
+	rows = Materialize(rows, changelog.UpdateBefore, []any{int64(1), int64(1)})
+	rows = Materialize(rows, changelog.UpdateAfter, []any{int64(1), int64(2)})
+	rows = Materialize(rows, changelog.Delete, []any{int64(9), int64(9)}) // not there: no change
+	require.Equal(t, [][]any{{int64(2), int64(1)}, {int64(1), int64(2)}}, rows)
+	rows = Materialize(rows, changelog.Delete, []any{int64(2), int64(1)})
+	require.Equal(t, [][]any{{int64(1), int64(2)}}, rows)
 }

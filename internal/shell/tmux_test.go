@@ -91,8 +91,8 @@ func TestShellUnderTmux(t *testing.T) {
 	require.NoError(t, err)
 	dir := t.TempDir()
 	hist := filepath.Join(dir, "history")
-	s := &tmuxSession{t: t, socket: fmt.Sprintf("tablerun-shell-test-%d", os.Getpid())}
-	cmd := fmt.Sprintf("env %s=1 TABLERUN_SHELL_TEST_HISTORY=%s TERM=xterm %s -test.run=^$ ; sleep 30", helperEnv, hist, exe)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("tablerun-shell-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	cmd := fmt.Sprintf("env %s=1 TABLERUN_SHELL_TEST_HISTORY=%s TERM=xterm %s -test.run=^$ ; echo SHELL-EXITED $? ; sleep 30", helperEnv, hist, exe)
 	s.tmux("-f", "/dev/null", "new-session", "-d", "-s", "sh", "-x", "120", "-y", "40", cmd)
 	t.Cleanup(func() {
 		_ = exec.Command("tmux", "-L", s.socket, "kill-server").Run()
@@ -116,9 +116,15 @@ func TestShellUnderTmux(t *testing.T) {
 	s.typeLine("CREATE TABLE big (x BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '2000000000');")
 	s.waitFor("[INFO] Execute statement succeeded.", 2)
 	s.typeLine("SELECT COUNT(*) FROM big;")
-	time.Sleep(300 * time.Millisecond)
-	s.tmux("send-keys", "-t", "sh", "C-c")
-	s.waitFor("[INFO] Statement canceled (Ctrl-C).", 1)
+	s.waitFor("Flink SQL> SELECT COUNT(*) FROM big;", 1)
+	// Ctrl-C until the statement is cancelled (one that arrives before the
+	// statement starts is dropped).
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(s.screen(), "[INFO] Statement canceled (Ctrl-C).") {
+		require.True(t, time.Now().Before(deadline), "Ctrl-C did not cancel the statement:\n%s", s.screen())
+		s.tmux("send-keys", "-t", "sh", "C-c")
+		time.Sleep(200 * time.Millisecond)
+	}
 	s.typeLine("SELECT 'still here' AS msg;")
 	s.waitFor("still here |", 1)
 
@@ -136,14 +142,28 @@ func TestShellUnderTmux(t *testing.T) {
 	s.tmux("send-keys", "-t", "sh", "q")
 	s.waitFor("100 rows in set (table view closed)", 1)
 
-	// Up recalls the previous statement from the history.
+	// A streaming query in table mode: the materialized view updates in
+	// place, then pages when the job ends.
 	s.tmux("send-keys", "-t", "sh", "C-l")
+	s.typeLine("SET 'execution.runtime-mode' = 'streaming';")
+	s.typeLine("SELECT x % 3 AS k, COUNT(*) AS c FROM seq GROUP BY x % 3;")
+	scr = s.waitFor("Finished after", 1)
+	require.Contains(t, scr, "| 0 | 33 |")
+	require.Contains(t, scr, "| 1 | 34 |")
+	s.tmux("send-keys", "-t", "sh", "q")
+	s.waitFor("3 rows in set (", 1)
+	s.typeLine("SET 'execution.runtime-mode' = 'batch';")
+
+	// Up recalls the previous statement starting with what was typed.
+	s.tmux("send-keys", "-t", "sh", "C-l")
+	s.tmux("send-keys", "-t", "sh", "-l", "SELECT x,")
 	s.tmux("send-keys", "-t", "sh", "Up")
 	s.waitFor("Flink SQL> SELECT x, x * 10 AS y FROM seq;", 1)
 	s.tmux("send-keys", "-t", "sh", "C-c")
 
 	s.typeLine("QUIT;")
 	s.waitFor("Shutting down the session...", 1)
+	s.waitFor("SHELL-EXITED 0", 1)
 	data, err := os.ReadFile(hist)
 	require.NoError(t, err)
 	require.Contains(t, string(data), "SELECT 1 + 1 AS two, 'a;b' AS s ;")
