@@ -238,3 +238,53 @@ func (e *TableEnvironment) alterDatabase(s *ast.AlterDatabase) (*TableResult, er
 	}
 	return okResult(), nil
 }
+
+// Catalog store options (Flink's names): with kind 'file' the catalogs
+// made by CREATE CATALOG are kept in table.catalog-store.file.path and
+// re-created by every new session.
+const (
+	keyCatalogStoreKind = "table.catalog-store.kind"
+	keyCatalogStorePath = "table.catalog-store.file.path"
+)
+
+// openCatalogStore reads the catalog store options of a new session; with
+// kind 'file' it re-creates the stored catalogs and keeps storing new ones.
+func (e *TableEnvironment) openCatalogStore() error {
+	kind, _ := e.cfg.Get(keyCatalogStoreKind)
+	switch kind {
+	case "", "generic_in_memory":
+		return nil
+	case "file":
+	default:
+		return classify(KindValidation, fmt.Errorf("Could not find any factory for identifier '%s' that implements 'org.apache.flink.table.factories.CatalogStoreFactory' in the classpath.\n\nAvailable factory identifiers are:\n\nfile\ngeneric_in_memory", kind))
+	}
+	path, _ := e.cfg.Get(keyCatalogStorePath)
+	store, err := catalog.OpenFileCatalogStore(path)
+	if err != nil {
+		return classify(KindCatalog, err)
+	}
+	descs, err := store.Load()
+	if err != nil {
+		return classify(KindCatalog, err)
+	}
+	names := make([]string, 0, len(descs))
+	for n := range descs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		d := descs[n]
+		if _, exists := e.cat.Catalog(n); exists {
+			continue // the built-in catalog keeps its place
+		}
+		c, err := newCatalog(n, d.Options)
+		if err != nil {
+			return classify(KindCatalog, fmt.Errorf("re-creating catalog %s from the catalog store %s: %w", n, path, err))
+		}
+		if err := e.cat.RegisterCatalogWithDescriptor(n, c, &d); err != nil {
+			return classify(KindCatalog, err)
+		}
+	}
+	e.cat.SetStore(store)
+	return nil
+}

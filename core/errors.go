@@ -3,11 +3,9 @@ package core
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"runtime/debug"
 	"strings"
 
-	"github.com/tablerun/tablerun/core/catalog"
 	"github.com/tablerun/tablerun/planner/parser"
 	"github.com/tablerun/tablerun/planner/validate"
 	"github.com/tablerun/tablerun/vectorized/build"
@@ -151,17 +149,9 @@ func classify(kind ErrorKind, err error) *Error {
 	if errors.Is(err, ErrNotSupported) || errors.Is(err, parser.ErrNotSupported) || strings.HasPrefix(msg, "not supported yet") {
 		return &Error{Kind: KindUnsupported, Class: ClassTable, Err: err}
 	}
+	// catalog errors carry their Flink class themselves (*catalog.Error,
+	// handled above as javaClasser)
 	switch {
-	case errors.Is(err, catalog.ErrAlreadyExists) && strings.HasPrefix(msg, "Table (or view)"):
-		return &Error{Kind: KindCatalog, Class: ClassTableExists, Err: err}
-	case errors.Is(err, catalog.ErrAlreadyExists) && strings.HasPrefix(msg, "Database"):
-		return &Error{Kind: KindCatalog, Class: ClassDatabaseExists, Err: err}
-	case errors.Is(err, catalog.ErrNotFound) && strings.HasPrefix(msg, "Database") && kind == KindCatalog:
-		return &Error{Kind: KindCatalog, Class: ClassDatabaseNotExist, Err: err}
-	case strings.HasPrefix(msg, "A database with name"), strings.HasPrefix(msg, "A catalog with name"),
-		strings.HasPrefix(msg, "Cannot drop a catalog"),
-		strings.HasPrefix(msg, "Catalog ") && strings.HasSuffix(msg, " already exists."):
-		return &Error{Kind: KindCatalog, Class: ClassCatalog, Err: err}
 	case strings.Contains(msg, "Could not find any factory for identifier"),
 		strings.Contains(msg, "Unsupported options found for"),
 		strings.Contains(msg, "Missing required options are"),
@@ -169,8 +159,6 @@ func classify(kind ErrorKind, err error) *Error {
 		// Connector discovery and option validation happen when the job is
 		// built, but Flink reports them as planning (validation) errors.
 		return &Error{Kind: KindValidation, Class: ClassValidation, Err: err}
-	case strings.HasPrefix(msg, "Database ") && strings.Contains(msg, "is not empty"):
-		return &Error{Kind: KindCatalog, Class: ClassDatabaseNotEmpty, Err: err}
 	}
 	switch kind {
 	case KindParse:
@@ -183,12 +171,8 @@ func classify(kind ErrorKind, err error) *Error {
 	return &Error{Kind: kind, Class: ClassRuntime, Err: err}
 }
 
-// sentinelSuffix matches the ": not found" / ": already exists" tails that
-// wrapping the catalog's sentinel errors leaves on a message.
-var sentinelSuffix = regexp.MustCompile(`: (not found|already exists)$`)
-
 // message is the text Flink would print: parse errors without the
-// "SQL parse failed. " prefix, catalog sentinels stripped.
+// "SQL parse failed. " prefix.
 func message(err error) string {
 	if err == nil {
 		return ""
@@ -207,13 +191,6 @@ func message(err error) string {
 	if errors.As(err, &oe) && oe.Node != "" {
 		// "Calc: / by zero" → "/ by zero": Flink names no operator.
 		msg = strings.Replace(msg, oe.Error(), oe.Err.Error(), 1)
-	}
-	if sentinelSuffix.MatchString(msg) {
-		// Flink's catalog exceptions end their messages with a period.
-		msg = sentinelSuffix.ReplaceAllString(msg, "")
-		if !strings.HasSuffix(msg, ".") {
-			msg += "."
-		}
 	}
 	return msg
 }

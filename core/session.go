@@ -18,6 +18,8 @@ var errClosed = errors.New("The TableEnvironment has been closed.")
 // catalogs (a persistent catalog has already written every change). Every
 // later statement fails. Closing twice is harmless.
 func (e *TableEnvironment) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if errors.Is(e.initErr, errClosed) {
 		return nil
 	}
@@ -190,6 +192,8 @@ func (e *TableEnvironment) CreateTemporaryView(path string, t *Table) error {
 	if t == nil || t.query == nil {
 		return unsupported("CreateTemporaryView of a table not made from SQL")
 	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	_, view, err := e.viewDefinition(ast.ObjectName{Parts: splitPath(path)}, t.query, t.text, nil, "", e.now())
 	if err != nil {
 		return err

@@ -4,15 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablerun/tablerun/core/catalog"
+	"github.com/tablerun/tablerun/core/types"
 )
 
 func fileCatalogDDL(dir string) string {
@@ -268,4 +273,256 @@ func TestCloseReleases(t *testing.T) {
 	}
 	runtime.GC()
 	require.LessOrEqual(t, runtime.NumGoroutine(), before+2)
+}
+
+// TestConcurrentSession runs DDL, USE and queries from many goroutines on
+// one session (run with -race).
+func TestConcurrentSession(t *testing.T) {
+	e := newEnv(t)
+	exec(t, e, "CREATE DATABASE other")
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 15; i++ {
+				name := fmt.Sprintf("default_catalog.default_database.t_%d_%d", g, i)
+				use := "USE default_database"
+				if g%2 == 0 {
+					use = "USE other"
+				}
+				for _, sql := range []string{
+					"CREATE TABLE " + name + " (a INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3')",
+					"CREATE TEMPORARY VIEW " + name + "_v AS SELECT COUNT(*) AS n FROM " + name,
+					"SELECT * FROM " + name + "_v",
+					use,
+					"SHOW TABLES FROM default_catalog.default_database",
+					"DESCRIBE " + name,
+					"ALTER TABLE " + name + " ADD b STRING",
+					"DROP TEMPORARY VIEW " + name + "_v",
+					"DROP TABLE " + name,
+				} {
+					res, err := e.ExecuteSQL(context.Background(), sql)
+					if err != nil {
+						errs <- fmt.Errorf("%s: %w", sql, err)
+						return
+					}
+					if strings.HasPrefix(sql, "SELECT") && !assertCount(res) {
+						errs <- fmt.Errorf("%s: wrong result %v", sql, res.Rows())
+						return
+					}
+				}
+				if _, err := e.SQLQuery("SELECT 1"); err != nil {
+					errs <- err
+					return
+				}
+				_, _ = e.ListTables()
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Empty(t, rows(t, e, "SHOW TABLES FROM default_catalog.default_database"))
+}
+
+func assertCount(res *TableResult) bool {
+	r := res.Rows()
+	return len(r) == 1 && len(r[0]) == 1 && fmt.Sprint(r[0][0]) == "3"
+}
+
+func TestTableDescriptor(t *testing.T) {
+	e := newEnv(t)
+	schema := NewSchema().
+		Column("id", types.BigIntT.WithNullable(false)).WithComment("the id").
+		Column("ts", types.TimestampOf(3)).
+		Column("ltz", types.TimestampLTZOf(3)).
+		Column("tags", types.ArrayOf(types.StringT)).
+		Column("r", types.RowOf(types.Field{Name: "x", Type: types.IntT})).
+		ColumnByExpression("id2", "`id` * 2").
+		ColumnByExpression("pt", "PROCTIME()").
+		Watermark("ts", "`ts` - INTERVAL '1' SECOND").
+		PrimaryKeyNamed("pk", "id").
+		Build()
+	d := ForConnector("datagen").Schema(schema).Option("number-of-rows", "2").Comment("made in Go").Build()
+	require.NoError(t, e.CreateTable("gen", d))
+	require.Error(t, e.CreateTable("gen", d), "exists")
+	show := rows(t, e, "SHOW CREATE TABLE gen")[0][0].(string)
+	require.Equal(t, "CREATE TABLE `default_catalog`.`default_database`.`gen` (\n"+
+		"  `id` BIGINT NOT NULL COMMENT 'the id',\n"+
+		"  `ts` TIMESTAMP(3),\n"+
+		"  `ltz` TIMESTAMP(3) WITH LOCAL TIME ZONE,\n"+
+		"  `tags` ARRAY<VARCHAR(2147483647)>,\n"+
+		"  `r` ROW<`x` INT>,\n"+
+		"  `id2` AS `id` * 2,\n"+
+		"  `pt` AS PROCTIME(),\n"+
+		"  WATERMARK FOR `ts` AS `ts` - INTERVAL '1' SECOND,\n"+
+		"  CONSTRAINT `pk` PRIMARY KEY (`id`) NOT ENFORCED\n"+
+		")\nCOMMENT 'made in Go'\nWITH (\n  'connector' = 'datagen',\n  'number-of-rows' = '2'\n)\n", show)
+	require.Equal(t, [][]any{{int64(2)}}, rows(t, e, "SELECT COUNT(*) FROM gen"))
+
+	tmp := ForConnector("blackhole").Schema(NewSchema().Column("a", types.IntT).Build()).PartitionedBy("a").Build()
+	require.NoError(t, e.CreateTemporaryTable("db_tmp", tmp))
+	require.Equal(t, []string{"db_tmp"}, e.ListTemporaryTables())
+	require.Error(t, e.CreateTable("nothing", ForConnector("blackhole").Build()))
+}
+
+// TestCatalogStore keeps CREATE CATALOG across sessions with Flink's
+// table.catalog-store.kind = 'file'.
+func TestCatalogStore(t *testing.T) {
+	storeDir, dataDir := t.TempDir(), t.TempDir()
+	open := func() *TableEnvironment {
+		e := NewTableEnvironment(InBatchMode().
+			WithOption("table.catalog-store.kind", "file").
+			WithOption("table.catalog-store.file.path", storeDir))
+		e.SetOutput(io.Discard, io.Discard)
+		return e
+	}
+	e1 := open()
+	exec(t, e1, fileCatalogDDL(dataDir))
+	exec(t, e1, "CREATE CATALOG mem COMMENT 'it''s mine' WITH ('type' = 'generic_in_memory', 'default-database' = 'd')")
+	exec(t, e1, "CREATE TABLE fc.`default`.t (a INT) WITH ('connector' = 'blackhole')")
+	exec(t, e1, "ALTER CATALOG mem SET ('default-database' = 'd2')")
+	require.NoError(t, e1.Close())
+
+	e2 := open()
+	require.Equal(t, [][]any{{"default_catalog"}, {"fc"}, {"mem"}}, rows(t, e2, "SHOW CATALOGS"))
+	require.Equal(t, [][]any{{"name", "mem"}, {"type", "generic_in_memory"}, {"comment", "it's mine"}, {"option:default-database", "d2"}},
+		rows(t, e2, "DESCRIBE CATALOG EXTENDED mem"))
+	require.Equal(t, [][]any{{"t"}}, rows(t, e2, "SHOW TABLES FROM fc.`default`"))
+	require.Equal(t, [][]any{{"d2"}}, rows(t, e2, "SHOW DATABASES FROM mem"), "the in-memory catalog comes back empty")
+	exec(t, e2, "DROP CATALOG mem")
+	require.NoError(t, e2.Close())
+
+	e3 := open()
+	require.Equal(t, [][]any{{"default_catalog"}, {"fc"}}, rows(t, e3, "SHOW CATALOGS"))
+	require.NoError(t, e3.Close())
+
+	require.NoError(t, os.WriteFile(filepath.Join(storeDir, "fc.yaml"), []byte("type: [oops"), 0o644))
+	e4 := open()
+	_, err := e4.ExecuteSQL(context.Background(), "SHOW CATALOGS")
+	require.ErrorIs(t, err, catalog.ErrCorrupt)
+	require.Contains(t, err.Error(), filepath.Join(storeDir, "fc.yaml"))
+
+	bad := NewTableEnvironment(InBatchMode().WithOption("table.catalog-store.kind", "nope"))
+	_, err = bad.ExecuteSQL(context.Background(), "SHOW CATALOGS")
+	require.ErrorContains(t, err, "Could not find any factory for identifier 'nope'")
+}
+
+func TestFromValues(t *testing.T) {
+	type Point struct{ X, Y int32 }
+	type Order struct {
+		ID      int64
+		Product string `tablerun:"product"`
+		Amount  *float64
+		At      time.Time `tablerun:"at,timestamp"`
+		Tags    []string
+		Where   Point
+		Wait    time.Duration
+		Attrs   map[string]int32
+		secret  string
+		Skipped bool `tablerun:"-"`
+	}
+	amount := 2.5
+	at := time.Date(2024, 5, 6, 7, 8, 9, 0, time.FixedZone("X", 3600))
+	orders := []Order{
+		{ID: 1, Product: "pen", Amount: &amount, At: at, Tags: []string{"a", "b"}, Where: Point{1, 2}, Wait: 1500 * time.Millisecond, Attrs: map[string]int32{"z": 1, "a": 2}},
+		{ID: 2, Product: "ink", secret: "s"},
+	}
+	e := newEnv(t)
+	require.NoError(t, e.FromValues("orders", orders))
+	tbl, err := e.From("orders")
+	require.NoError(t, err)
+	require.Equal(t, "root\n |-- ID: BIGINT NOT NULL\n |-- product: STRING NOT NULL\n |-- Amount: DOUBLE\n |-- at: TIMESTAMP(6) NOT NULL\n"+
+		" |-- Tags: ARRAY<STRING NOT NULL>\n |-- Where: ROW<`X` INT NOT NULL, `Y` INT NOT NULL> NOT NULL\n"+
+		" |-- Wait: INTERVAL DAY(2) TO SECOND(3) NOT NULL\n |-- Attrs: MAP<STRING NOT NULL, INT NOT NULL>\n", tbl.SchemaString())
+	res := exec(t, e, "SELECT ID, product, Amount, CAST(at AS STRING), CARDINALITY(Tags), `Where`.Y, Attrs['a'] FROM orders ORDER BY ID")
+	require.Equal(t, [][]any{
+		{int64(1), "pen", 2.5, "2024-05-06 07:08:09.000000", int32(2), int32(2), int32(2)},
+		{int64(2), "ink", nil, "0001-01-01 00:00:00.000000", nil, int32(0), nil},
+	}, res.Rows())
+
+	seq := func(yield func(*Point) bool) {
+		for i := int32(0); i < 5000; i++ {
+			if !yield(&Point{X: i, Y: -i}) {
+				return
+			}
+		}
+	}
+	require.NoError(t, e.FromValues("points", iter.Seq[*Point](seq)))
+	require.Equal(t, [][]any{{int64(5000), int64(-12497500)}}, rows(t, e, "SELECT COUNT(*), CAST(SUM(Y) AS BIGINT) FROM points"))
+
+	for _, bad := range []any{nil, 3, []int{1}, []struct{ c chan int }{{}}, []struct{ C chan int }{{}}} {
+		require.Error(t, e.FromValues("bad", bad), "%T", bad)
+	}
+}
+
+func TestTableAPI(t *testing.T) {
+	e := newEnv(t)
+	exec(t, e, "CREATE TEMPORARY VIEW orders(`user`, product, amount) AS VALUES ('ann', 'pen', 3), ('bob', 'ink', 5), ('ann', 'ink', 4), ('cy', 'pad', 1)")
+	exec(t, e, "CREATE TEMPORARY VIEW users(name, city) AS VALUES ('ann', 'Oslo'), ('bob', 'Rome')")
+	orders, err := e.From("orders")
+	require.NoError(t, err)
+	top := orders.
+		Filter(Col("amount").IsGreater(Lit(1))).
+		GroupBy(Col("user")).
+		Select(Col("user"), Col("amount").Sum().As("total"), CountStar().As("n")).
+		OrderBy(Col("total").Desc()).
+		Limit(2)
+	require.NoError(t, top.Err())
+	require.Equal(t, "root\n |-- user: VARCHAR(3) NOT NULL\n |-- total: INT NOT NULL\n |-- n: BIGINT NOT NULL\n", top.SchemaString())
+	res, err := top.Execute(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, [][]any{{"ann", int32(7), int64(2)}, {"bob", int32(5), int64(1)}}, res.Rows())
+	plan, err := top.Explain()
+	require.NoError(t, err)
+	require.Contains(t, plan, "== Optimized Physical Plan ==")
+
+	users, err := e.From("users")
+	require.NoError(t, err)
+	joined := orders.Join(users, Col("user").IsEqual(Col("name"))).
+		Select(Col("user"), Col("city"), Call("UPPER", Col("product")).As("p")).
+		OrderBy(Col("p"), Col("user"))
+	res, err = joined.Execute(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, [][]any{{"ann", "Oslo", "INK"}, {"bob", "Rome", "INK"}, {"ann", "Oslo", "PEN"}}, res.Rows())
+
+	left := orders.LeftOuterJoin(users, Col("user").IsEqual(Col("name"))).Filter(Col("city").IsNull()).Select(Col("user")).Distinct()
+	res, err = left.Execute(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, [][]any{{"cy"}}, res.Rows())
+
+	lits := orders.Select(Lit(nil).Cast("INT").As("n"), Lit(true).As("b"), Lit(2.5).As("d"), Lit("it's").As("s"),
+		Lit(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)).As("ts"), Col("amount").Mod(Lit(2)).As("m"),
+		SQLExpr("amount * 10").As("x")).Limit(1)
+	res, err = lits.Execute(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, [][]any{{nil, true, 2.5, "it's", int64(1704164645000000), int32(1), int32(30)}}, res.Rows())
+
+	bad := orders.Filter(Col("nope").IsEqual(Lit(1))).Select(Col("user"))
+	require.Error(t, bad.Err())
+	_, err = bad.Execute(context.Background())
+	require.ErrorContains(t, err, "Column 'nope' not found")
+	_, err = bad.Explain()
+	require.Error(t, err)
+	require.Nil(t, bad.Schema())
+}
+
+// TestViewTimeAttributesStreaming checks DESCRIBE of a view over a table
+// with a watermark and a proctime column in streaming mode.
+func TestViewTimeAttributesStreaming(t *testing.T) {
+	for _, settings := range []EnvironmentSettings{InStreamingMode(), InBatchMode()} {
+		e := NewTableEnvironment(settings)
+		exec(t, e, "CREATE TABLE src (id INT, ts TIMESTAMP(3), pt AS PROCTIME(), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen')")
+		exec(t, e, "CREATE VIEW v AS SELECT pt, id, ts FROM src WHERE id > 0")
+		require.Equal(t, [][]any{
+			{"pt", "TIMESTAMP_LTZ(3) *PROCTIME*", false, nil, nil, nil},
+			{"id", "INT", true, nil, nil, nil},
+			{"ts", "TIMESTAMP(3) *ROWTIME*", true, nil, nil, nil},
+		}, rows(t, e, "DESCRIBE v"))
+		require.NoError(t, e.Close())
+	}
 }

@@ -70,6 +70,12 @@ func timeAttribute(n logical.Node, i int) catalog.TimeAttribute {
 				}
 			}
 		}
+	case *logical.WatermarkAssigner:
+		// the streaming scan of a table with WATERMARK FOR
+		if i == x.Rowtime {
+			return catalog.RowtimeAttribute
+		}
+		return timeAttribute(x.Input, i)
 	case *logical.Filter:
 		return timeAttribute(x.Input, i)
 	case *logical.Sort:

@@ -71,5 +71,23 @@
 // the other objects stay usable. One process at a time may write a
 // catalog directory.
 //
-// The Manager and both catalog types are safe for concurrent use.
+// # Keeping CREATE CATALOG across sessions
+//
+// As in Flink, the catalogs themselves are session objects: a new session
+// starts with the built-in catalog only, unless a catalog store is
+// configured. With the session options
+//
+//	table.catalog-store.kind      = 'file'
+//	table.catalog-store.file.path = '/var/lib/tablerun/catalogs'
+//
+// (set them when the session is created: as EnvironmentSettings options or
+// with the CLI's -D key=value; SET in a running session has no effect),
+// every CREATE / ALTER / DROP CATALOG is written to that
+// directory, one YAML file per catalog (its options, plus its comment under
+// "comment"), and every new session re-creates those catalogs. Together
+// with 'tablerun_file' catalogs this makes a complete persistent setup.
+// A damaged store file fails the session's statements with an error naming
+// it. The default kind, 'generic_in_memory', keeps catalogs in the session.
+//
+// The Manager, both catalog types and the store are safe for concurrent use.
 package catalog

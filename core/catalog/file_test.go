@@ -167,3 +167,31 @@ func TestInMemoryReleasesFunctions(t *testing.T) {
 	defer memFunctions.Unlock()
 	require.Equal(t, before, len(memFunctions.m))
 }
+
+func TestFileCatalogStore(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenFileCatalogStore(dir)
+	require.NoError(t, err)
+	m := NewManager("default_catalog", "default_database")
+	m.SetStore(s)
+	d := &Descriptor{Comment: "it's: a \"comment\"\nwith a newline", Options: map[string]string{"type": TypeGenericInMemory, "default-database": "x: y"}}
+	require.NoError(t, m.RegisterCatalogWithDescriptor("we.ird/name", NewInMemory("c", "x: y"), d))
+	require.NoError(t, m.RegisterCatalog("nodesc", NewInMemory("n", "d")))
+	loaded, err := s.Load()
+	require.NoError(t, err)
+	require.Equal(t, map[string]Descriptor{"we.ird/name": *d}, loaded, "only catalogs with descriptors are stored")
+	d2 := Descriptor{Options: map[string]string{"type": TypeGenericInMemory}}
+	require.NoError(t, m.SetDescriptor("we.ird/name", d2))
+	loaded, err = s.Load()
+	require.NoError(t, err)
+	require.Equal(t, d2, loaded["we.ird/name"])
+	require.NoError(t, m.UnregisterCatalog("we.ird/name", false))
+	loaded, err = s.Load()
+	require.NoError(t, err)
+	require.Empty(t, loaded)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("default-database: x\n"), 0o644))
+	_, err = s.Load()
+	require.ErrorIs(t, err, ErrCorrupt)
+	_, err = OpenFileCatalogStore("")
+	require.Error(t, err)
+}

@@ -33,6 +33,18 @@ type Manager struct {
 	currentC  string
 	currentDB string
 	temp      map[ObjectIdentifier]Object
+	// store keeps the descriptors of catalogs made from descriptors; nil
+	// keeps them in memory only.
+	store *FileCatalogStore
+}
+
+// SetStore makes the Manager write the descriptor of every catalog
+// registered with one from now on (and remove it when the catalog is
+// dropped) to store; nil stops it.
+func (m *Manager) SetStore(store *FileCatalogStore) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.store = store
 }
 
 // NewManager returns a Manager with one in-memory catalog, current.
@@ -88,6 +100,11 @@ func (m *Manager) RegisterCatalogWithDescriptor(name string, c Catalog, d *Descr
 	if _, ok := m.catalogs[name]; ok {
 		return catalogErr(ErrAlreadyExists, "Catalog %s already exists.", name)
 	}
+	if d != nil && m.store != nil {
+		if err := m.store.Store(name, *d); err != nil {
+			return err
+		}
+	}
 	m.catalogs[name] = c
 	if d != nil {
 		m.descs[name] = d.clone()
@@ -111,6 +128,12 @@ func (m *Manager) UnregisterCatalog(name string, ignoreIfNotExists bool) error {
 	if name == m.currentC {
 		m.mu.Unlock()
 		return catalogErr(nil, "Cannot drop a catalog which is currently in use.")
+	}
+	if _, stored := m.descs[name]; stored && m.store != nil {
+		if err := m.store.Remove(name); err != nil {
+			m.mu.Unlock()
+			return err
+		}
 	}
 	delete(m.catalogs, name)
 	delete(m.descs, name)
@@ -139,6 +162,11 @@ func (m *Manager) SetDescriptor(name string, d Descriptor) error {
 	defer m.mu.Unlock()
 	if _, ok := m.catalogs[name]; !ok {
 		return catalogErr(ErrNotFound, "Catalog %s does not exist.", name)
+	}
+	if m.store != nil {
+		if err := m.store.Store(name, d); err != nil {
+			return err
+		}
 	}
 	m.descs[name] = d.clone()
 	return nil

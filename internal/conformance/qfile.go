@@ -1,8 +1,17 @@
-// Package conformance runs Flink's SQL-client .q test scripts
-// (../shared/conformance/flink-q/sql-client, format described in that
-// directory's README) against tablerun and counts the records whose output
-// matches Flink's. It is a progress meter: mismatches are reported, not
-// failed; panics are failures.
+// Package conformance runs Flink's own SQL-client and SQL-gateway .q test
+// scripts (../shared/conformance/flink-q/{sql-client,sql-gateway}, format
+// described in that directory's README) against tablerun and counts, per
+// file, the records that pass byte for byte, fail, or are legitimately
+// skipped (SkipReason: Java jars, Java UDF classes, the CLI's HELP text).
+// Each file runs in one fresh session set up as Flink's harness does
+// (NewSession, NewGatewaySession).
+//
+//	go test ./internal/conformance -v -run TestConformance        # counts
+//	CONFORMANCE_FILE=view.q go test ./internal/conformance -v -run TestConformance
+//	                                                               # + diffs and skips of one file
+//
+// TestConformance fails on panics and when a file in scope of the session
+// issue passes fewer records than before (minPass, a ratchet).
 package conformance
 
 import (
