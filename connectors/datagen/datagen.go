@@ -572,7 +572,8 @@ func randomGenerator(o optReader, rng *rand.Rand, f types.Field, loc *time.Locat
 				if pm := maxPast.Milliseconds(); pm > 0 {
 					ms -= rng.Int64N(pm)
 				}
-				bb.Append(arrow.Timestamp(ms * 1000))
+				// micros, or nanos for TIMESTAMP(7..9)
+				bb.Append(arrow.Timestamp(ms * (types.TimestampUnitsPerSecond(t) / 1000)))
 			})
 		}
 	case types.Date, types.Time:
@@ -693,7 +694,8 @@ func nowFiller(t types.Type, loc *time.Location) func(b array.Builder, n int) {
 			case *array.Time32Builder:
 				bb.Append(arrow.Time32(((local % 86_400_000) + 86_400_000) % 86_400_000))
 			case *array.TimestampBuilder:
-				bb.Append(arrow.Timestamp(now.UnixMilli() * 1000))
+				// micros, or nanos for TIMESTAMP(7..9)
+				bb.Append(arrow.Timestamp(now.UnixMilli() * (types.TimestampUnitsPerSecond(t) / 1000)))
 			}
 		}
 	}

@@ -82,7 +82,7 @@ func TestReadingStreamsTheFile(t *testing.T) {
 		require.Equal(t, rows, c.rows)
 		return c.peak
 	}
-	small := peak(250_000) // ≈ 11 MB of CSV
+	small := peak(250_000)   // ≈ 11 MB of CSV
 	large := peak(2_000_000) // ≈ 90 MB of CSV
 	t.Logf("peak live heap while reading: %d KiB (small file), %d KiB (8x larger file)", small>>10, large>>10)
 	require.Less(t, large, 2*small+8<<20, "live heap grew with the file size")

@@ -57,13 +57,13 @@ func floorTime(ctx *EvalContext, v any, t types.Type, unitV any, ceil bool) (any
 		if !ok {
 			return nil, fmt.Errorf("internal: TIMESTAMP value %T", v)
 		}
-		tm = tsOf(us)
+		tm = tsTime(us, t)
 	case types.TimestampLTZ:
 		us, ok := v.(int64)
 		if !ok {
 			return nil, fmt.Errorf("internal: TIMESTAMP_LTZ value %T", v)
 		}
-		tm = time.UnixMicro(us).In(loc(ctx))
+		tm = ltzTime(ctx, us, t)
 	default:
 		return nil, fmt.Errorf("internal: FLOOR of %s", t)
 	}
@@ -77,10 +77,8 @@ func floorTime(ctx *EvalContext, v any, t types.Type, unitV any, ceil bool) (any
 	case types.Time:
 		ms := f.Sub(time.Unix(0, 0).UTC()).Milliseconds()
 		return int32(floorMod(ms, 86400000)), nil
-	case types.Timestamp:
-		return f.UnixMicro(), nil
 	}
-	return f.UnixMicro(), nil
+	return tsValue(f, t)
 }
 
 func floorTimeValue(t time.Time, unit string) time.Time {

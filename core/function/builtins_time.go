@@ -67,17 +67,13 @@ func temporalTime(ctx *EvalContext, v any, t types.Type) (time.Time, error) {
 	case types.Date:
 		return dateOf(v.(int32)), nil
 	case types.Timestamp:
-		return tsOf(v.(int64)), nil
+		return tsTime(v.(int64), t), nil
 	case types.TimestampLTZ:
-		return time.UnixMicro(v.(int64)).In(loc(ctx)), nil
+		return ltzTime(ctx, v.(int64), t), nil
 	case types.Time:
 		return time.UnixMilli(int64(v.(int32))).UTC(), nil
 	case types.Char, types.VarChar:
-		us, err := ParseTimestamp(v.(string))
-		if err != nil {
-			return time.Time{}, err
-		}
-		return tsOf(us), nil
+		return parseTimestampTime(v.(string))
 	}
 	return time.Time{}, fmt.Errorf("internal: %s is not a date/time", t)
 }
@@ -130,12 +126,11 @@ func evalTemporalArith(op string, ta, tb, r types.Type, a, b any) (any, error) {
 	}
 	switch ta.Kind {
 	case types.Timestamp, types.TimestampLTZ:
-		us := a.(int64)
+		x := a.(int64)
 		if tb.Kind == types.IntervalDayTime {
-			return us + sign*b.(int64)*1000, nil
+			return addTimestampUnits(x, sign*b.(int64), 1000, ta)
 		}
-		t := addMonths(tsOf(us), sign*int64(b.(int32)))
-		return t.UnixMicro(), nil
+		return tsValue(addMonths(tsTime(x, ta), sign*int64(b.(int32))), ta)
 	case types.Date:
 		d := a.(int32)
 		if tb.Kind == types.IntervalDayTime {
@@ -206,6 +201,9 @@ func extractValue(ctx *EvalContext, unit string, v any, t types.Type) (any, erro
 		return nil, err
 	}
 	frac := int64(tm.Nanosecond() / 1000)
+	if strings.EqualFold(unit, "NANOSECOND") && t.Kind != types.Date {
+		return int64(tm.Second())*1_000_000_000 + int64(tm.Nanosecond()), nil
+	}
 	if t.Kind == types.Date {
 		switch strings.ToUpper(unit) {
 		case "HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND":
@@ -502,11 +500,14 @@ func timestampAdd(unit string, n int64, v any, t types.Type) (any, error) {
 		}
 		return int32(floorDiv(d.UnixMicro()+micros, microsPerDay)), nil
 	case types.Timestamp, types.TimestampLTZ:
-		us := v.(int64)
+		x := v.(int64)
 		if months != 0 {
-			us = addMonths(tsOf(us), months).UnixMicro()
+			var err error
+			if x, err = tsValue(addMonths(tsTime(x, t), months), t); err != nil {
+				return nil, err
+			}
 		}
-		return us + micros, nil
+		return addTimestampUnits(x, micros, 1, t)
 	case types.Time:
 		ms := int64(v.(int32)) + micros/1000
 		return int32(floorMod(ms, millisPerDay)), nil

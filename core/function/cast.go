@@ -182,7 +182,8 @@ func CastValue(ctx *EvalContext, v any, from, to types.Type) (any, error) {
 
 func castTemporal(ctx *EvalContext, v any, from, to types.Type) (any, error) {
 	z := loc(ctx)
-	// Reduce the source to TIMESTAMP micros (wall clock) or an instant.
+	// TIMESTAMP values are micros (p ≤ 6) or nanos (p 7..9): see
+	// types.IsNanoTimestamp; the conversions below respect both units.
 	switch from.Kind {
 	case types.Date:
 		d := v.(int32)
@@ -190,9 +191,9 @@ func castTemporal(ctx *EvalContext, v any, from, to types.Type) (any, error) {
 		case types.Date:
 			return d, nil
 		case types.Timestamp:
-			return int64(d) * microsPerDay, nil
+			return types.FromMicros(int64(d)*microsPerDay, to)
 		case types.TimestampLTZ:
-			return fromWall(dateOf(d), z).UnixMicro(), nil
+			return tsValue(fromWall(dateOf(d), z), to)
 		}
 	case types.Time:
 		ms := v.(int32)
@@ -200,42 +201,48 @@ func castTemporal(ctx *EvalContext, v any, from, to types.Type) (any, error) {
 		case types.Time:
 			return truncMillis(ms, to.Precision), nil
 		case types.Timestamp:
-			return int64(ms) * 1000, nil
+			return types.FromMicros(int64(ms)*1000, to)
 		case types.TimestampLTZ:
-			return fromWall(time.UnixMilli(int64(ms)).UTC(), z).UnixMicro(), nil
+			return tsValue(fromWall(time.UnixMilli(int64(ms)).UTC(), z), to)
 		}
 	case types.Timestamp:
-		us := v.(int64)
+		x := v.(int64)
+		us := types.ToMicros(x, from)
 		switch to.Kind {
 		case types.Date:
 			return int32(floorDiv(us, microsPerDay)), nil
 		case types.Time:
 			return truncMillis(int32(floorMod(us, microsPerDay)/1000), to.Precision), nil
 		case types.Timestamp:
-			return truncMicros(us, to.Precision), nil
+			return types.ConvertTimestamp(x, from, to)
 		case types.TimestampLTZ:
-			return truncMicros(fromWall(tsOf(us), z).UnixMicro(), to.Precision), nil
+			return tsValue(fromWall(tsTime(x, from), z), to)
 		}
 	case types.TimestampLTZ:
-		us := v.(int64)
-		wall := wallMicros(time.UnixMicro(us).In(z))
+		x := v.(int64)
+		wall := wallOf(ltzTime(ctx, x, from))
+		us := wallMicros(wall)
 		switch to.Kind {
 		case types.Date:
-			return int32(floorDiv(wall, microsPerDay)), nil
+			return int32(floorDiv(us, microsPerDay)), nil
 		case types.Time:
-			return truncMillis(int32(floorMod(wall, microsPerDay)/1000), to.Precision), nil
+			return truncMillis(int32(floorMod(us, microsPerDay)/1000), to.Precision), nil
 		case types.Timestamp:
-			return truncMicros(wall, to.Precision), nil
+			return tsValue(wall, to)
 		case types.TimestampLTZ:
-			return truncMicros(us, to.Precision), nil
+			return types.ConvertTimestamp(x, from, to)
 		}
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
 		if to.Kind == types.TimestampLTZ {
 			i, _ := toInt64(v)
-			if i > math.MaxInt64/microsPerSecond || i < math.MinInt64/microsPerSecond {
+			u := types.TimestampUnitsPerSecond(to)
+			if i > math.MaxInt64/u || i < math.MinInt64/u {
+				if types.IsNanoTimestamp(to) {
+					return nil, fmt.Errorf("Cannot cast %d to %s: %w", i, to, types.TimestampRangeError(to))
+				}
 				return nil, fmt.Errorf("Cannot cast %d to %s: out of range", i, to)
 			}
-			return i * microsPerSecond, nil
+			return i * u, nil
 		}
 	}
 	return nil, fmt.Errorf("Cast function cannot convert value of type %s to type %s", from.SummaryString(), to.SummaryString())
@@ -339,17 +346,17 @@ func castFromString(ctx *EvalContext, s string, to types.Type) (any, error) {
 		}
 		return truncMillis(ms, to.Precision), nil
 	case types.Timestamp:
-		us, err := ParseTimestamp(t)
+		wall, err := parseTimestampTime(t)
 		if err != nil {
 			return fail()
 		}
-		return truncMicros(us, to.Precision), nil
+		return tsValue(wall, to)
 	case types.TimestampLTZ:
-		us, err := ParseTimestamp(t)
+		wall, err := parseTimestampTime(t)
 		if err != nil {
 			return fail()
 		}
-		return truncMicros(fromWall(tsOf(us), loc(ctx)).UnixMicro(), to.Precision), nil
+		return tsValue(fromWall(wall, loc(ctx)), to)
 	case types.Binary, types.VarBinary:
 		return fitBinary([]byte(s), to), nil
 	}
@@ -510,9 +517,9 @@ func castToString(ctx *EvalContext, v any, t types.Type) (string, error) {
 	case types.Time:
 		return formatTime(v.(int32), t.Precision), nil
 	case types.Timestamp:
-		return formatTimestamp(tsOf(v.(int64)), t.Precision), nil
+		return formatTimestamp(tsTime(v.(int64), t), t.Precision), nil
 	case types.TimestampLTZ:
-		return formatTimestamp(time.UnixMicro(v.(int64)).In(loc(ctx)), t.Precision), nil
+		return formatTimestamp(ltzTime(ctx, v.(int64), t), t.Precision), nil
 	case types.IntervalDayTime:
 		return formatIntervalDT(v.(int64)), nil
 	case types.IntervalYearMonth:

@@ -11,8 +11,9 @@ import (
 //
 //	BOOLEAN → bool; TINYINT..BIGINT → int8..int64; FLOAT/DOUBLE → float32/64;
 //	DECIMAL(p,s) → decimal128(p,s); CHAR/VARCHAR → utf8; BINARY/VARBINARY →
-//	binary; DATE → date32; TIME → time32[ms]; TIMESTAMP → timestamp[us];
-//	TIMESTAMP_LTZ → timestamp[us, tz=UTC]; INTERVAL DAY TO SECOND →
+//	binary; DATE → date32; TIME → time32[ms]; TIMESTAMP(0..6) →
+//	timestamp[us], TIMESTAMP(7..9) → timestamp[ns]; TIMESTAMP_LTZ → the
+//	same with tz=UTC; INTERVAL DAY TO SECOND →
 //	duration[ms]; INTERVAL YEAR TO MONTH → month_interval; ARRAY → list;
 //	MAP → map; ROW → struct; NULL → null.
 func ArrowType(t Type) (arrow.DataType, error) {
@@ -44,13 +45,19 @@ func ArrowType(t Type) (arrow.DataType, error) {
 	case Time:
 		return arrow.FixedWidthTypes.Time32ms, nil
 	case Timestamp:
-		if t.Precision > 6 {
-			return nil, fmt.Errorf("not supported yet: %s (fractional seconds beyond microseconds)", t)
+		if t.Precision > 9 {
+			return nil, fmt.Errorf("not supported yet: %s (fractional seconds beyond nanoseconds)", t)
+		}
+		if IsNanoTimestamp(t) {
+			return &arrow.TimestampType{Unit: arrow.Nanosecond}, nil
 		}
 		return &arrow.TimestampType{Unit: arrow.Microsecond}, nil
 	case TimestampLTZ:
-		if t.Precision > 6 {
-			return nil, fmt.Errorf("not supported yet: %s (fractional seconds beyond microseconds)", t)
+		if t.Precision > 9 {
+			return nil, fmt.Errorf("not supported yet: %s (fractional seconds beyond nanoseconds)", t)
+		}
+		if IsNanoTimestamp(t) {
+			return &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}, nil
 		}
 		return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, nil
 	case IntervalDayTime:
@@ -115,7 +122,7 @@ func MustArrowSchema(s Schema) *arrow.Schema {
 
 // FromArrow maps an Arrow type back to the logical type that ArrowType maps
 // to it (strings become STRING, binaries BYTES, timestamps with a zone
-// TIMESTAMP_LTZ, microsecond or coarser precision as declared by the unit).
+// TIMESTAMP_LTZ; timestamp[us] is precision 6, timestamp[ns] precision 9).
 func FromArrow(dt arrow.DataType, nullable bool) (Type, error) {
 	var t Type
 	switch d := dt.(type) {
@@ -147,13 +154,18 @@ func FromArrow(dt arrow.DataType, nullable bool) (Type, error) {
 		}
 		t = TimeOf(3)
 	case *arrow.TimestampType:
-		if d.Unit != arrow.Microsecond {
-			return Type{}, fmt.Errorf("not supported yet: Arrow %s (timestamps are timestamp[us])", dt)
+		p := 6
+		switch d.Unit {
+		case arrow.Microsecond:
+		case arrow.Nanosecond:
+			p = 9
+		default:
+			return Type{}, fmt.Errorf("not supported yet: Arrow %s (timestamps are timestamp[us] or timestamp[ns])", dt)
 		}
 		if d.TimeZone != "" {
-			t = TimestampLTZOf(6)
+			t = TimestampLTZOf(p)
 		} else {
-			t = TimestampOf(6)
+			t = TimestampOf(p)
 		}
 	case *arrow.DurationType:
 		if d.Unit != arrow.Millisecond {

@@ -81,12 +81,12 @@ func AppendValueText(dst []byte, v any, t Type, loc *time.Location) []byte {
 			return appendSQLTime(dst, int64(ms)*1000, t.Precision)
 		}
 	case Timestamp:
-		if us, ok := asInt64(v); ok {
-			return AppendSQLTimestamp(dst, us, t.Precision)
+		if x, ok := asInt64(v); ok {
+			return appendSQLTimestampOf(dst, x, t, nil)
 		}
 	case TimestampLTZ:
-		if us, ok := asInt64(v); ok {
-			return AppendSQLTimestamp(dst, LocalMicros(us, loc), t.Precision)
+		if x, ok := asInt64(v); ok {
+			return appendSQLTimestampOf(dst, x, t, loc)
 		}
 	case IntervalDayTime:
 		if ms, ok := asInt64(v); ok {
@@ -179,19 +179,21 @@ func AppendJava(dst []byte, v any, t Type) []byte {
 			return appendLocalTime(dst, ms*1_000_000)
 		}
 	case Timestamp:
-		if us, ok := asInt64(v); ok {
-			days, rem := floorDivMod(us, microsPerDay)
+		if x, ok := asInt64(v); ok {
+			secs, nanos := SplitTimestamp(x, t)
+			days, sod := floorDivMod(secs, 86400)
 			dst = AppendDate(dst, int32(days))
 			dst = append(dst, 'T')
-			return appendLocalTime(dst, rem*1000)
+			return appendLocalTime(dst, sod*NanosPerSecond+nanos)
 		}
 	case TimestampLTZ:
-		if us, ok := asInt64(v); ok {
-			days, rem := floorDivMod(us, microsPerDay)
+		if x, ok := asInt64(v); ok {
+			secs, nanos := SplitTimestamp(x, t)
+			days, sod := floorDivMod(secs, 86400)
 			dst = AppendDate(dst, int32(days))
 			dst = append(dst, 'T')
-			dst = appendClock(dst, rem/1_000_000)
-			dst = appendFraction369(dst, (rem%1_000_000)*1000)
+			dst = appendClock(dst, sod)
+			dst = appendFraction369(dst, nanos)
 			return append(dst, 'Z')
 		}
 	case IntervalDayTime:
@@ -535,6 +537,22 @@ func AppendSQLTimestamp(dst []byte, micros int64, precision int) []byte {
 	dst = append(dst, ' ')
 	dst = appendClock(dst, rem/1_000_000)
 	return appendFixedFraction(dst, (rem%1_000_000)*1000, precision)
+}
+
+// appendSQLTimestampOf appends a value of timestamp type t (micros or nanos
+// by precision) as `yyyy-MM-dd HH:mm:ss` plus t.Precision fractional digits;
+// a non-nil loc shifts the instant to that zone's wall clock first.
+func appendSQLTimestampOf(dst []byte, v int64, t Type, loc *time.Location) []byte {
+	secs, nanos := SplitTimestamp(v, t)
+	if loc != nil && loc != time.UTC {
+		_, off := time.Unix(secs, 0).In(loc).Zone()
+		secs += int64(off)
+	}
+	days, sod := floorDivMod(secs, 86400)
+	dst = AppendDate(dst, int32(days))
+	dst = append(dst, ' ')
+	dst = appendClock(dst, sod)
+	return appendFixedFraction(dst, nanos, t.Precision)
 }
 
 // FormatSQLTimestamp formats a wall-clock timestamp as AppendSQLTimestamp.

@@ -110,13 +110,14 @@ func javaHash(v any, t Type) (int32, bool) {
 		ms, _ := asInt64(v)
 		return longHash(ms * 1_000_000), true
 	case Timestamp:
-		us, _ := asInt64(v)
-		days, rem := floorDivMod(us, microsPerDay)
-		return localDateHash(days) ^ longHash(rem*1000), true
+		x, _ := asInt64(v)
+		secs, nanos := SplitTimestamp(x, t)
+		days, sod := floorDivMod(secs, 86400)
+		return localDateHash(days) ^ longHash(sod*NanosPerSecond+nanos), true
 	case TimestampLTZ:
-		us, _ := asInt64(v)
-		secs, rem := floorDivMod(us, 1_000_000)
-		return longHash(secs) + 51*int32(rem*1000), true
+		x, _ := asInt64(v)
+		secs, nanos := SplitTimestamp(x, t)
+		return longHash(secs) + 51*int32(nanos), true
 	}
 	return 0, false
 }

@@ -19,6 +19,14 @@ func ts(s string) int64 {
 	return t.UnixMicro()
 }
 
+func tsn(s string) int64 {
+	t, err := time.Parse("2006-01-02 15:04:05.999999999", s)
+	if err != nil {
+		panic(err)
+	}
+	return t.UnixNano()
+}
+
 func TestFormatValue(t *testing.T) {
 	shanghai, err := time.LoadLocation("Asia/Shanghai")
 	require.NoError(t, err)
@@ -70,7 +78,11 @@ func TestFormatValue(t *testing.T) {
 		{"ts3", ts("2021-04-13 20:12:11.123"), TimestampOf(3), nil, "2021-04-13 20:12:11.123"},
 		{"ts3 pad", ts("2021-04-13 21:12:11.1"), TimestampOf(3), nil, "2021-04-13 21:12:11.100"},
 		{"ts6", ts("2021-04-13 21:12:11.000001"), TimestampOf(6), nil, "2021-04-13 21:12:11.000001"},
-		{"ts9 pad", ts("2021-04-13 21:12:11.1"), TimestampOf(9), nil, "2021-04-13 21:12:11.100000000"},
+		{"ts9 pad", tsn("2021-04-13 21:12:11.1"), TimestampOf(9), nil, "2021-04-13 21:12:11.100000000"},
+		{"ts9 nanos", tsn("2021-04-13 21:12:11.123456789"), TimestampOf(9), nil, "2021-04-13 21:12:11.123456789"},
+		{"ts7", tsn("2021-04-13 21:12:11.123456789"), TimestampOf(7), nil, "2021-04-13 21:12:11.1234567"},
+		{"ts9 before epoch", tsn("1969-12-31 23:59:59.999999999"), TimestampOf(9), nil, "1969-12-31 23:59:59.999999999"},
+		{"ltz9 shanghai", int64(1), TimestampLTZOf(9), shanghai, "1970-01-01 08:00:00.000000001"},
 		{"ts before epoch", ts("1969-12-31 23:59:59.5"), TimestampOf(1), nil, "1969-12-31 23:59:59.5"},
 		{"ltz0 utc", int64(1_000_000), TimestampLTZOf(0), nil, "1970-01-01 00:00:01"},
 		{"ltz3 shanghai", int64(1_000), TimestampLTZOf(3), shanghai, "1970-01-01 08:00:00.001"},
@@ -125,6 +137,9 @@ func TestFormatJava(t *testing.T) {
 		{"timestamp micros", ts("2021-04-13 20:12:11.123400"), TimestampOf(6), "2021-04-13T20:12:11.123400"},
 		{"ltz", ts("2021-04-13 12:12:11.123"), TimestampLTZOf(3), "2021-04-13T12:12:11.123Z"},
 		{"ltz zero", int64(0), TimestampLTZOf(3), "1970-01-01T00:00:00Z"},
+		{"timestamp nanos", tsn("2021-04-13 20:12:11.123456789"), TimestampOf(9), "2021-04-13T20:12:11.123456789"},
+		{"timestamp nanos millis", tsn("2021-04-13 20:12:11.120"), TimestampOf(9), "2021-04-13T20:12:11.120"},
+		{"ltz nanos", int64(1), TimestampLTZOf(9), "1970-01-01T00:00:00.000000001Z"},
 		{"duration zero", int64(0), IntervalDT, "PT0S"},
 		{"duration day", int64(86_400_000), IntervalDT, "PT24H"},
 		{"duration mixed", int64(3_661_500), IntervalDT, "PT1H1M1.5S"},

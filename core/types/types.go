@@ -17,8 +17,8 @@
 //	BINARY VARBINARY BYTES  []byte
 //	DATE                    int32 days since 1970-01-01
 //	TIME(p)                 int32 milliseconds of the day
-//	TIMESTAMP(p)            int64 microseconds since 1970-01-01T00:00 (wall clock, no zone)
-//	TIMESTAMP_LTZ(p)        int64 microseconds since the epoch (an instant, UTC)
+//	TIMESTAMP(p)            int64 microseconds (p ≤ 6) or nanoseconds (p 7..9) since 1970-01-01T00:00 (wall clock, no zone)
+//	TIMESTAMP_LTZ(p)        int64 microseconds (p ≤ 6) or nanoseconds (p 7..9) since the epoch (an instant, UTC)
 //	INTERVAL DAY TO SECOND  int64 milliseconds
 //	INTERVAL YEAR TO MONTH  int32 months
 //	ARRAY<T>                []any

@@ -70,13 +70,13 @@ func TestValuesRoundTrip(t *testing.T) {
 }
 
 func TestTimestampPrecisionBeyondMicros(t *testing.T) {
-	_, err := ArrowType(TimestampOf(9))
+	_, err := ArrowType(TimestampOf(10))
 	require.ErrorContains(t, err, "not supported yet")
 }
 
 func TestFromArrowRoundTrip(t *testing.T) {
 	for _, lt := range []Type{BooleanT, TinyIntT, SmallIntT, IntT, BigIntT.WithNullable(false), FloatT, DoubleT,
-		DecimalOf(10, 2), StringT, BytesT, DateT, TimestampOf(6), TimestampLTZOf(6), IntervalDT, IntervalYM,
+		DecimalOf(10, 2), StringT, BytesT, DateT, TimestampOf(6), TimestampLTZOf(6), TimestampOf(9), TimestampLTZOf(9), IntervalDT, IntervalYM,
 		ArrayOf(IntT), MapOf(StringT.WithNullable(false), IntT), RowOf(Field{Name: "a", Type: IntT})} {
 		at, err := ArrowType(lt)
 		require.NoError(t, err)

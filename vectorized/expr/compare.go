@@ -81,6 +81,10 @@ func newCompare(op string, a, b node, t types.Type) node {
 	if !isNullLit(a) && !isNullLit(b) && ka != kb && !(a.typ().IsString() && b.typ().IsString()) {
 		return nil
 	}
+	// Timestamps of micro and nano units are not comparable as raw int64.
+	if !isNullLit(a) && !isNullLit(b) && types.IsNanoTimestamp(a.typ()) != types.IsNanoTimestamp(b.typ()) {
+		return nil
+	}
 	return &cmpNode{op: op, a: a, b: b, phys: pa, t: t}
 }
 

@@ -102,6 +102,7 @@ func (n *fieldNode) eval(rec arrow.RecordBatch, mem memory.Allocator) (arrow.Arr
 	validity, nulls := validityOf(mem, rows, a)
 	buf, out := newFixed[int64](mem, rows)
 	isDate := n.arg.typ().Kind == types.Date
+	isNano := types.IsNanoTimestamp(n.arg.typ())
 	var days []int32
 	var micros []int64
 	if isDate {
@@ -115,6 +116,12 @@ func (n *fieldNode) eval(rec arrow.RecordBatch, mem memory.Allocator) (arrow.Arr
 			day = int64(days[i])
 		} else {
 			v := micros[i]
+			if isNano { // TIMESTAMP(7..9) values are nanoseconds
+				v /= 1000
+				if micros[i]%1000 < 0 {
+					v--
+				}
+			}
 			day = v / microsPerDayX
 			us = v % microsPerDayX
 			if us < 0 {

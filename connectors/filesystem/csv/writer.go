@@ -95,10 +95,10 @@ func (w *Writer) appendValue(dst []byte, v any, t types.Type, first bool) []byte
 	case types.Time:
 		return textconv.AppendTime(dst, v.(int32))
 	case types.Timestamp:
-		return textconv.AppendTimestamp(dst, v.(int64), false, false)
+		return textconv.AppendTimestampOf(dst, v.(int64), t, false, false)
 	case types.TimestampLTZ:
 		// Flink writes the UTC wall clock without a zone suffix.
-		return textconv.AppendTimestamp(dst, v.(int64), false, false)
+		return textconv.AppendTimestampOf(dst, v.(int64), t, false, false)
 	case types.IntervalDayTime:
 		return strconv.AppendInt(dst, v.(int64), 10)
 	case types.IntervalYearMonth:

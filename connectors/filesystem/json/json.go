@@ -370,9 +370,9 @@ func (w *Writer) appendValue(dst []byte, v any, t types.Type) ([]byte, error) {
 	case types.Time:
 		return appendString(dst, string(textconv.AppendTime(nil, v.(int32)))), nil
 	case types.Timestamp:
-		return appendString(dst, string(textconv.AppendTimestamp(nil, v.(int64), iso, false))), nil
+		return appendString(dst, string(textconv.AppendTimestampOf(nil, v.(int64), t, iso, false))), nil
 	case types.TimestampLTZ:
-		return appendString(dst, string(textconv.AppendTimestamp(nil, v.(int64), iso, true))), nil
+		return appendString(dst, string(textconv.AppendTimestampOf(nil, v.(int64), t, iso, true))), nil
 	case types.IntervalDayTime:
 		return strconv.AppendInt(dst, v.(int64), 10), nil
 	case types.IntervalYearMonth:

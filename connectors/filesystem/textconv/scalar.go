@@ -60,17 +60,17 @@ func ParseScalar(b []byte, t types.Type, style TimestampStyle) (any, error) {
 		}
 		return ParseTime(b, t.Precision)
 	case types.Timestamp:
-		return ParseTimestamp(b, style, false)
+		return ParseTimestampOf(b, style, false, t)
 	case types.TimestampLTZ:
 		if style == SQL {
 			// The csv format writes TIMESTAMP_LTZ with a trailing 'Z'.
-			t := trim(b)
-			if n := len(t); n > 0 && t[n-1] == 'Z' {
-				t = t[:n-1]
+			tb := trim(b)
+			if n := len(tb); n > 0 && tb[n-1] == 'Z' {
+				tb = tb[:n-1]
 			}
-			return ParseTimestamp(t, style, false)
+			return ParseTimestampOf(tb, style, false, t)
 		}
-		return ParseTimestamp(b, style, style != Lenient)
+		return ParseTimestampOf(b, style, style != Lenient, t)
 	case types.Null:
 		return nil, nil
 	}

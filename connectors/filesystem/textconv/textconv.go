@@ -355,9 +355,19 @@ const (
 // ParseTimestamp parses a timestamp to microseconds since the epoch (wall
 // clock). With zoned, a trailing 'Z' is required (TIMESTAMP_LTZ in json).
 func ParseTimestamp(b []byte, style TimestampStyle, zoned bool) (int64, error) {
+	days, nanos, err := parseTimestampParts(b, style, zoned)
+	if err != nil {
+		return 0, err
+	}
+	return days*86_400_000_000 + nanos/1000, nil
+}
+
+// parseTimestampParts parses a timestamp into days since the epoch and
+// nanoseconds of the day.
+func parseTimestampParts(b []byte, style TimestampStyle, zoned bool) (int64, int64, error) {
 	s := string(trim(b))
-	fail := func() (int64, error) {
-		return 0, &ParseError{Msg: fmt.Sprintf("Text '%s' could not be parsed as a TIMESTAMP", s)}
+	fail := func() (int64, int64, error) {
+		return 0, 0, &ParseError{Msg: fmt.Sprintf("Text '%s' could not be parsed as a TIMESTAMP", s)}
 	}
 	days, j, ok := parseDate(s, 0, style == SQL || style == Lenient)
 	if !ok || j >= len(s) {
@@ -382,5 +392,5 @@ func ParseTimestamp(b []byte, style TimestampStyle, zoned bool) (int64, error) {
 	if k != len(s) {
 		return fail()
 	}
-	return days*86_400_000_000 + nanos/1000, nil
+	return days, nanos, nil
 }
