@@ -169,8 +169,11 @@ type Explain struct {
 	Pos
 	// Details are upper-case ESTIMATED_COST, CHANGELOG_MODE,
 	// JSON_EXECUTION_PLAN or PLAN_ADVICE in written order.
-	Details   []string
-	PlanFor   bool
+	Details []string
+	PlanFor bool
+	// Analyze is EXPLAIN ANALYZE (tablerun): run the statement and print
+	// the plan with runtime statistics per node.
+	Analyze   bool
 	Statement Statement
 }
 

@@ -836,6 +836,10 @@ var explainDetails = map[string]bool{"ESTIMATED_COST": true, "CHANGELOG_MODE": t
 
 func (p *parser) parseExplain() (ast.Statement, error) {
 	st := &ast.Explain{Pos: p.advance().pos}
+	if t := p.tok(); t.kind == tIdent && t.upper == "ANALYZE" {
+		p.p++
+		st.Analyze = true
+	}
 	switch {
 	case p.acceptKws("PLAN", "FOR"):
 		st.PlanFor = true
