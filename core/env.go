@@ -285,7 +285,11 @@ func (e *TableEnvironment) checkBatch() error { return nil }
 
 // optimize runs the rules and the physical translation.
 func (e *TableEnvironment) optimize(plan logical.Node, now time.Time) (logical.Node, physical.Node, error) {
-	opt, phys, err := planner.Optimize(plan, e.fns, e.evalContext(now), e.planOptions())
+	opts, err := e.withMiniBatch(e.planOptions())
+	if err != nil {
+		return nil, nil, classify(KindPlanner, err)
+	}
+	opt, phys, err := planner.Optimize(plan, e.fns, e.evalContext(now), opts)
 	if err != nil {
 		return nil, nil, classify(KindPlanner, err)
 	}

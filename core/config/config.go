@@ -167,6 +167,14 @@ func options() map[string]option {
 		KeyBuiltinDatabase:    {"default_database", anyString},
 		KeyDisabledRules:      {"", anyString},
 		KeyBatchSize:          {"4096", positiveIntCheck},
+		KeySpillMemoryBudget:  {"0", memorySizeCheck},
+		KeyTmpDirs:            {"", anyString},
+		KeySpillCompression:   {"true", boolCheck},
+		KeyMiniBatchEnabled:   {"false", boolCheck},
+		KeyMiniBatchLatency:   {"0 ms", durationCheck},
+		KeyMiniBatchSize:      {"-1", longCheck},
+		KeyAggPhaseStrategy:   {"AUTO", enumCheck(aggPhaseEnumName, "AUTO", "TWO_PHASE", "ONE_PHASE")},
+		KeyDistinctAggSplit:   {"false", boolCheck},
 
 		KeySinkNotNullEnforcer: {"ERROR", enumCheck("org.apache.flink.table.api.config.ExecutionConfigOptions$NotNullEnforcer", "ERROR", "DROP")},
 	}

@@ -14,7 +14,10 @@
 // [module]" defines a module of user-defined functions (default module
 // name: notebook) that CREATE FUNCTION f(…) RETURNS … LANGUAGE PYTHON AS
 // 'module.f' then declares. A first line "%chart bar|line|scatter x=… y=…" adds an SVG chart of
-// the last result (see ChartSpec). A streaming query (SET
+// the last result (see ChartSpec). A first line "%time [label]" times the
+// cell (wall time, rows read by its sources) and records the figures in
+// the temporary table cell_timings (see TimingsTable); a %chart line may
+// follow it. A streaming query (SET
 // 'execution.runtime-mode' = 'streaming') shows its materialized result
 // live: a display_data with a display id, then update_display_data messages
 // (at most every 250 ms) until the job ends or the cell is interrupted.
@@ -104,6 +107,8 @@ type Kernel struct {
 	// scripts is the directory of the %%python / %%javascript modules
 	// ("" until the first such cell).
 	scripts string
+	// timings are the rows of TimingsTable (%time cells).
+	timings []timing
 }
 
 // New returns a kernel for the connection ci running SQL on env. Logs
@@ -392,7 +397,14 @@ func (k *Kernel) execute(ctx context.Context, msg *Message) map[string]any {
 		}
 		return map[string]any{"status": "ok", "execution_count": n, "user_expressions": map[string]any{}, "payload": []any{}}
 	}
-	chart, code, err := parseChartLine(req.Code)
+	label, timed, code, err := parseTimeLine(req.Code)
+	if err != nil {
+		return k.failCell(msg, req, n, &cellError{ename: "TimeError", evalue: err.Error(), traceback: []string{"[ERROR] " + err.Error()}})
+	}
+	if timed && label == "" {
+		label = fmt.Sprintf("cell %d", n)
+	}
+	chart, code, err := parseChartLine(code)
 	if err != nil {
 		return k.failCell(msg, req, n, &cellError{ename: "ChartError", evalue: err.Error(), traceback: []string{"[ERROR] " + err.Error()}})
 	}
@@ -427,7 +439,20 @@ func (k *Kernel) execute(ctx context.Context, msg *Message) map[string]any {
 			k.publish(msg, "display_data", map[string]any{"data": data, "metadata": map[string]any{}, "transient": map[string]any{}})
 		}
 	}
-	cerr := runCell(cellCtx, k.env, code, chart, emit, live)
+	runCtx, progress := cellCtx, (*core.Progress)(nil)
+	if timed {
+		runCtx, progress = core.WithProgress(cellCtx)
+	}
+	start := time.Now()
+	cerr := runCell(runCtx, k.env, code, chart, emit, live)
+	if timed && cerr == nil {
+		line, err := k.recordTiming(label, time.Since(start), progress.RowsRead())
+		if err != nil {
+			cerr = &cellError{ename: "TimeError", evalue: err.Error(), traceback: []string{"[ERROR] " + err.Error()}}
+		} else if !req.Silent {
+			k.publish(msg, "stream", map[string]any{"name": "stdout", "text": line})
+		}
+	}
 	if !req.Silent && store {
 		if cerr != nil {
 			lastOut = ""

@@ -15,10 +15,12 @@
 //
 // A streaming query's changelog prints as it arrives, as Flink's tableau
 // mode does; in the table mode on a terminal its materialized view updates
-// in place instead, then pages when the job ends. Ctrl-C while a statement runs (or while
-// a streaming result prints) cancels it and the shell goes on; Ctrl-C at
-// the prompt drops the pending input; Ctrl-D (end of input) or QUIT; ends
-// the session.
+// in place instead, then pages when the job ends. While a statement runs on
+// a terminal, a live progress line shows the rows its sources read so far,
+// rows/s and the elapsed time; it is erased when the result prints.
+// Ctrl-C while a statement runs (or while a streaming result prints)
+// cancels it and the shell goes on; Ctrl-C at the prompt drops the pending
+// input; Ctrl-D (end of input) or QUIT; ends the session.
 //
 // WriteResult writes a result as CSV, JSON lines or an Arrow IPC file for
 // scripts; Completions and Inspect serve the shell's and the Jupyter
@@ -34,6 +36,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/tablerun/tablerun/core"
 	"github.com/tablerun/tablerun/core/config"
@@ -54,6 +57,10 @@ type Options struct {
 	HistoryFile string
 	// Quiet suppresses the welcome banner and the goodbye message.
 	Quiet bool
+	// ForceProgress shows the live progress line of long statements even
+	// when the output is not a terminal (tests); by default it shows only
+	// on a terminal.
+	ForceProgress bool
 }
 
 // historyPath resolves Options.HistoryFile.
@@ -101,6 +108,9 @@ func Run(ctx context.Context, env *core.TableEnvironment, in io.Reader, out io.W
 		rd = newPlainReader(in)
 	}
 	s := &session{env: env, out: out, rd: rd, tty: tty, interrupts: sigs, opts: opts}
+	if opts.ForceProgress || isTerminalOutput(out) {
+		s.enableProgress()
+	}
 	if tty {
 		s.enableTerminalPager()
 	}
@@ -133,6 +143,10 @@ type session struct {
 	// started, when set (tests), is called when a statement starts to run
 	// (from then on an interrupt cancels it).
 	started func(text string)
+	// line, when set, shows the live progress line while a statement
+	// runs; progressDelay and progressEvery override its timing (tests).
+	line                         *progressLine
+	progressDelay, progressEvery time.Duration
 }
 
 type readResult struct {
@@ -242,8 +256,12 @@ func (s *session) runStatement(ctx context.Context, st parser.ScriptStatement) {
 	defer cancel()
 	var canceled atomic.Bool
 	done := make(chan struct{})
-	defer close(done)
+	exited := make(chan struct{})
+	// Wait for the watcher to end: a stale one would take the Ctrl-C
+	// meant for the next statement.
+	defer func() { close(done); <-exited }()
 	go func() {
+		defer close(exited)
 		select {
 		case <-s.interrupts:
 			canceled.Store(true)
@@ -254,7 +272,9 @@ func (s *session) runStatement(ctx context.Context, st parser.ScriptStatement) {
 	if s.started != nil {
 		s.started(st.Text)
 	}
-	res, err := s.env.ExecuteSQL(stmtCtx, st.Text)
+	runCtx, stopProgress := s.startProgress(stmtCtx)
+	res, err := s.env.ExecuteSQL(runCtx, st.Text)
+	stopProgress()
 	if err != nil {
 		if canceled.Load() {
 			fmt.Fprint(s.out, "[INFO] Statement canceled (Ctrl-C).\n\n")

@@ -187,6 +187,10 @@ func Describe(n Node, execution bool) string {
 		return fmt.Sprintf("all=[%t], select=[%s]", x.All, strings.Join(x.Schema().Names(), ", "))
 	case *Sink:
 		return "table=[" + x.Table.ID.Summary() + "], fields=[" + strings.Join(x.Input.Schema().Names(), ", ") + "]"
+	case *Correlate:
+		return x.describe(execution) // correlate.go
+	case *WatermarkAssigner, *WindowTableFunction, *WindowAggregate, *WatermarkCalc:
+		return describeWindow(n, execution) // window.go
 	}
 	return ""
 }
@@ -310,7 +314,7 @@ func exprString(e logical.Expr, names []string, exec bool) string {
 	case *logical.ColumnRef:
 		return colName(names, x.Index)
 	case *logical.Literal:
-		if exec {
+		if exec && !x.T.IsInterval() { // intervals keep their type: (ts - 5000:INTERVAL SECOND)
 			return x.String()
 		}
 		return physicalLiteral(x)
@@ -365,6 +369,10 @@ func physicalLiteral(l *logical.Literal) string {
 		return s + ":" + l.T.SummaryString()
 	case types.Char:
 		return "_UTF-16LE" + s
+	case types.IntervalDayTime, types.IntervalYearMonth:
+		if l.T.Unit != "" {
+			return s + ":INTERVAL " + l.T.Unit // Calcite: 5000:INTERVAL SECOND
+		}
 	case types.VarChar:
 		return "_UTF-16LE" + s + ":" + calciteType(l.T) + ` CHARACTER SET "UTF-16LE"`
 	}

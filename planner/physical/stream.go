@@ -24,6 +24,10 @@ type GroupAggregate struct {
 	GroupKeys []int
 	Aggs      []logical.AggCall
 	Out       types.Schema
+	// MiniBatchSize > 0 makes it a mini-batch aggregate (see
+	// stream_minibatch.go): it buffers bundles of up to this many rows and
+	// emits one net change per group and bundle.
+	MiniBatchSize int64
 }
 
 // NeedRetraction reports whether the input may retract rows, so that the

@@ -9,6 +9,9 @@ import (
 // nodes (GroupAggregate, Exchange, Union, Sink) and defers to Describe for
 // the rest.
 func DescribeStream(n Node, execution bool) string {
+	if s, ok := describeMiniBatch(n); ok {
+		return s
+	}
 	switch x := n.(type) {
 	case *GroupAggregate:
 		in := uniquify(x.Input.Schema().Names())
@@ -116,7 +119,8 @@ func ExplainStream(n Node, opts ExplainOptions) string {
 // IsStream reports whether a physical plan contains streaming-only nodes.
 func IsStream(n Node) bool {
 	switch n.(type) {
-	case *GroupAggregate, *Exchange, *StreamUnion, *StreamSink, *StreamJoin:
+	case *GroupAggregate, *Exchange, *StreamUnion, *StreamSink, *StreamJoin,
+		*MiniBatchAssigner, *LocalGroupAggregate, *GlobalGroupAggregate:
 		return true
 	}
 	for _, c := range n.Children() {

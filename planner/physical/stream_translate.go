@@ -14,6 +14,9 @@ type StreamOptions struct {
 	// SinkMode returns the row kinds the sink of a table accepts; nil
 	// uses DefaultSinkMode.
 	SinkMode func(t *catalog.ResolvedTable) changelog.Mode
+	// MiniBatch plans mini-batch and two-phase aggregation
+	// (stream_minibatch.go).
+	MiniBatch MiniBatchOptions
 }
 
 // DefaultSinkMode returns the row kinds the built-in connectors' sinks
@@ -67,7 +70,11 @@ func TranslateStream(n logical.Node, env *Env, opts StreamOptions) (Node, error)
 	if opts.SinkMode == nil {
 		opts.SinkMode = DefaultSinkMode
 	}
-	return toStream(p, opts)
+	s, err := toStream(p, opts)
+	if err != nil {
+		return nil, err
+	}
+	return applyMiniBatch(s, opts.MiniBatch), nil
 }
 
 func toStream(n Node, opts StreamOptions) (Node, error) {
@@ -83,9 +90,16 @@ func toStream(n Node, opts StreamOptions) (Node, error) {
 	switch x := n.(type) {
 	case *TableSourceScan, *Values:
 		return n, nil
-	case *Calc:
+	case *Correlate:
+		// Stateless: each input change is joined with the function's rows
+		// and keeps its row kind.
 		return x.WithChildren(conv), nil
+	case *Calc:
+		return withCurrentWatermark(mergeWindowCalc(x.WithChildren(conv))), nil // window.go
 	case *HashAggregate:
+		if w, ok := windowAggregate(x, conv[0]); ok { // window.go
+			return w, nil
+		}
 		var keys []int
 		if len(x.GroupKeys) > 0 {
 			keys = append(keys, x.GroupKeys...)
@@ -124,7 +138,8 @@ func toStream(n Node, opts StreamOptions) (Node, error) {
 			return nil, err
 		}
 		return &StreamSink{Input: in, Table: x.Table, Overwrite: x.Overwrite}, nil
-	case *GroupAggregate, *Exchange, *StreamUnion, *StreamSink, *StreamJoin:
+	case *GroupAggregate, *Exchange, *StreamUnion, *StreamSink, *StreamJoin,
+		*WatermarkAssigner, *WindowTableFunction, *WindowAggregate, *WatermarkCalc:
 		return n.WithChildren(conv), nil
 	}
 	return nil, fmt.Errorf("not supported yet: %s in streaming mode", n.Name())

@@ -53,9 +53,13 @@ func (t *translator) node(n logical.Node) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &HashAggregate{Input: in, GroupKeys: x.GroupKeys, Aggs: x.Aggs, Out: x.Out}, nil
+		return batchWindowAggregate(&HashAggregate{Input: in, GroupKeys: x.GroupKeys, Aggs: x.Aggs, Out: x.Out}), nil // window.go
 	case *logical.Join:
 		return t.join(x)
+	case *logical.Correlate:
+		return t.correlate(x) // correlate.go
+	case *logical.WatermarkAssigner, *logical.WindowTableFunction:
+		return t.window(n) // window.go
 	case *logical.Sort:
 		in, err := t.node(x.Input)
 		if err != nil {

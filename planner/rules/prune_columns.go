@@ -175,6 +175,9 @@ func prune(n logical.Node, need []bool) (logical.Node, []int, bool) {
 		}
 		return &logical.Project{Input: child, Exprs: exprs, Out: pick(x.Out, cols)}, mappingFor(width, cols), true
 
+	case *logical.Correlate:
+		return pruneCorrelate(x, need) // prune_correlate.go
+
 	case *logical.Filter:
 		addRefs(need, x.Cond)
 		child, cmap, changed := prune(x.Input, need)

@@ -17,6 +17,7 @@
 //	FilterAggregateTransposeRule  push group-key filters below aggregates
 //	FilterSetOpTransposeRule      push filters into UNION/INTERSECT/EXCEPT inputs
 //	FilterSortTransposeRule       push filters below sorts
+//	FilterCorrelateRule           push left-side filters below LATERAL TABLE
 //	ProjectMergeRule              Project(Project(x)) → Project(x)
 //	ProjectRemoveRule             drop identity projections
 //	PruneColumnsRule              read and carry only the columns used above
@@ -66,6 +67,7 @@ func All(reg *function.Registry, ctx *function.EvalContext) []Rule {
 		&FilterAggregateTranspose{env: env},
 		&FilterSetOpTranspose{env: env},
 		&FilterSortTranspose{},
+		&FilterCorrelate{env: env},
 		&ProjectMerge{env: env},
 		&ProjectRemove{},
 		&PruneColumns{},

@@ -389,6 +389,7 @@ func TestNamesAreStable(t *testing.T) {
 		"FilterAggregateTransposeRule",
 		"FilterSetOpTransposeRule",
 		"FilterSortTransposeRule",
+		"FilterCorrelateRule",
 		"ProjectMergeRule",
 		"ProjectRemoveRule",
 		"PruneColumnsRule",

@@ -88,6 +88,9 @@ func (a *aggCtx) addPre(x logical.Expr) int {
 // aggCall binds an aggregate call and returns a reference to its output
 // column of the Aggregate.
 func (b *binder) aggCall(fc *ast.FunctionCall) (logical.Expr, error) {
+	if def, ok := userAggDef(fc); ok {
+		return b.userAggCall(fc, def) // lateral.go
+	}
 	a := b.agg
 	name := strings.ToUpper(fc.Name.Parts[0])
 	src := *a.src

@@ -646,12 +646,15 @@ func (b *binder) cast(x *ast.Cast) (logical.Expr, error) {
 }
 
 func isAggCall(fc *ast.FunctionCall) bool {
-	return fc.Over == nil && fc.OverName == "" && len(fc.Name.Parts) == 1 && function.IsAggregate(fc.Name.Parts[0])
+	return fc.Over == nil && fc.OverName == "" && (len(fc.Name.Parts) == 1 && function.IsAggregate(fc.Name.Parts[0]) || isUserAgg(fc))
 }
 
 func (b *binder) funcCall(x *ast.FunctionCall) (logical.Expr, error) {
 	if x.Over != nil || x.OverName != "" {
 		return nil, unsupported("OVER windows")
+	}
+	if e, ok, err := b.currentWatermark(x); ok { // window.go
+		return e, err
 	}
 	if len(x.Name.Parts) != 1 && b.v.opts.Functions == nil {
 		return nil, unsupported("catalog functions (%s)", x.Name.String())

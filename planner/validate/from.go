@@ -68,6 +68,12 @@ func (v *Validator) planFrom(ref ast.TableRef, e *env) (logical.Node, *scope, er
 	case *ast.Join:
 		return v.planJoin(x, e)
 	case *ast.TableFunctionRef:
+		if n, sc, ok, err := v.planWindowTVF(x, e); ok { // window.go
+			return n, sc, err
+		}
+		if n, sc, ok, err := v.planTableFunction(x, e); ok { // lateral.go
+			return n, sc, err
+		}
 		return nil, nil, unsupported("table functions in FROM (window TVFs, LATERAL TABLE)")
 	case *ast.UnnestRef:
 		return nil, nil, unsupported("UNNEST")
@@ -136,7 +142,9 @@ func (v *Validator) planTableName(x *ast.TableName) (logical.Node, error) {
 			}
 			o = &c
 		}
-		return v.scanTable(&catalog.ResolvedTable{ID: id, Table: o, Temporary: temp})
+		rt := &catalog.ResolvedTable{ID: id, Table: o, Temporary: temp}
+		n, err := v.scanTable(rt)
+		return v.withWatermark(n, err, rt) // window.go
 	case *catalog.View:
 		if len(opts) > 0 {
 			return nil, fmt.Errorf("View '%s' cannot be enriched with new options. Hints can only be applied to tables.", id.String())
@@ -268,6 +276,11 @@ func (v *Validator) planJoin(j *ast.Join, e *env) (logical.Node, *scope, error) 
 	left, ls, err := v.planFrom(j.Left, e)
 	if err != nil {
 		return nil, nil, err
+	}
+	if tf, ok := j.Right.(*ast.TableFunctionRef); ok { // LATERAL TABLE (lateral.go)
+		if n, sc, ok, err := v.planLateral(j, left, ls, tf, e); ok {
+			return n, sc, err
+		}
 	}
 	right, rs, err := v.planFrom(j.Right, e)
 	if err != nil {

@@ -62,7 +62,7 @@ func TestResolvedCalls(t *testing.T) {
 		{"unknown", "SELECT upper('a')", "", "No match found for function signature upper(<CHARACTER>)"},
 		{"unknown qualified", "SELECT c.d.nope(1)", "", "No match found for function signature nope(<NUMERIC>)"},
 		{"cannot be called", "SELECT broken(1)", "", "not supported yet: calling java function 'broken'"},
-		{"aggregate in an expression", "SELECT myagg(1)", "", "not supported yet: user-defined aggregate function 'myagg'"},
+		{"aggregate in WHERE", "SELECT 1 FROM (VALUES (1)) AS t(x) WHERE myagg(x) > 0", "", "At line 1, column 42: Aggregate expression is illegal in WHERE clause"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

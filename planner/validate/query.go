@@ -289,6 +289,13 @@ func (v *Validator) planSelect(sel *ast.Select, order []ast.OrderItem, limit fun
 	if len(sel.Windows) > 0 {
 		return nil, unsupported("WINDOW clause")
 	}
+	if s, ne, ok, err := v.rewriteGroupWindow(sel, e); ok { // window_legacy.go
+		if err != nil {
+			return nil, err
+		}
+		sel, e = s, ne
+	}
+	defer v.markUserAggs(sel, order)() // user-defined aggregate calls (lateral.go)
 	var node logical.Node
 	var sc *scope
 	if sel.From == nil {

@@ -43,6 +43,12 @@ type Env struct {
 	SinkNotNullDrop bool
 	// StateTTL is table.exec.state.ttl (streaming; 0 keeps state forever).
 	StateTTL time.Duration
+	// Spill is the memory budget of HashAggregate, Sort and SortLimit
+	// (each gets the whole budget) and their spill directory (stats.go).
+	Spill ops.SpillConfig
+	// Stats, when not nil, collects per-node runtime statistics (EXPLAIN
+	// ANALYZE); see NewStats.
+	Stats *Stats
 }
 
 // Run builds the operators of plan and drives them to completion,
@@ -63,7 +69,7 @@ func Run(ctx context.Context, plan physical.Node, env *Env, out func(b vectorize
 		env = &Env{}
 	}
 	b := &builder{env: env}
-	r, err := b.build(plan)
+	r, err := b.buildNode(plan)
 	if err != nil {
 		return err
 	}
@@ -225,6 +231,7 @@ type sourceRunner struct {
 }
 
 func (r *sourceRunner) run(ctx context.Context, out vectorized.Collector) (err error) {
+	out = countSourceRows(ctx, out) // progress.go: rows read, when ctx carries a Progress
 	defer closeInto(r.name, &err, r.src.Close)
 	if err := r.src.Open(ctx); err != nil {
 		return wrap(r.name, err)
@@ -329,7 +336,7 @@ func (b *builder) children(n physical.Node) ([]runner, error) {
 	ch := n.Children()
 	out := make([]runner, len(ch))
 	for i, c := range ch {
-		r, err := b.build(c)
+		r, err := b.buildNode(c)
 		if err != nil {
 			return nil, err
 		}
@@ -390,7 +397,9 @@ func (b *builder) build(n physical.Node) (runner, error) {
 		}
 		return unary(ops.NewCalc(cond, projs, out))
 	case *physical.HashAggregate:
-		return unary(ops.NewHashAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out))
+		ha := ops.NewHashAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out)
+		ha.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates (ops/script_agg.go)
+		return unary(ha)
 	case *physical.HashJoin:
 		spec, err := b.joinSpec(n.Left, n.Right, n.Kind, n.Extra, n.NullAwareAnti, out)
 		if err != nil {
@@ -414,6 +423,8 @@ func (b *builder) build(n physical.Node) (runner, error) {
 		return &unionRunner{name: name, op: ops.NewUnion(len(ch), out), children: ch}, nil
 	case *physical.SetOp:
 		return &binaryRunner{name: name, op: ops.NewSetOp(n.Kind, n.All, out), left: ch[0], right: ch[1]}, nil
+	case *physical.Correlate:
+		return b.correlate(n, ch, out) // correlate.go
 	case *physical.Sink:
 		if b.env.Connectors == nil {
 			return fail(fmt.Errorf("internal: no connector registry"))

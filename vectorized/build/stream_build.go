@@ -17,6 +17,12 @@ import (
 // buildStream builds the streaming-only nodes; ok is false for any other
 // node.
 func (b *builder) buildStream(n physical.Node, ch []runner, out *arrow.Schema) (r runner, ok bool, err error) {
+	if r, ok, err := b.buildWindow(n, ch, out); ok { // window.go
+		return r, ok, err
+	}
+	if r, ok, err := b.buildMiniBatch(n, ch, out); ok {
+		return r, ok, err
+	}
 	name := n.Name()
 	switch n := n.(type) {
 	case *physical.GroupAggregate:

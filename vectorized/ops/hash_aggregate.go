@@ -32,6 +32,9 @@ type HashAggregate struct {
 	keyBuf  []arrow.Array
 	nGroups int
 	emitted bool
+	spill   aggSpill // memory budget and spill files (hash_aggregate_spill.go)
+
+	scripts scriptFuncs // script aggregate functions (script_agg.go)
 }
 
 // aggState is one aggregate call's accumulator and its argument buffers.
@@ -115,6 +118,11 @@ func (h *HashAggregate) Open(context.Context) error {
 				return fmt.Errorf("internal: SINGLE_VALUE of %s returning %s", argTypes[0], result)
 			}
 			acc = newSingleValue(result)
+		} else if sa, ok, serr := h.scriptAccumulator(c, result); ok { // script_agg.go
+			if serr != nil {
+				return fmt.Errorf("%s: %w", c, serr)
+			}
+			acc = sa
 		} else {
 			acc, err = agg.NewAccumulator(name, argTypes, result, c.Distinct)
 			if err != nil {
@@ -184,7 +192,7 @@ func (h *HashAggregate) Process(_ context.Context, b vectorized.Batch, _ vectori
 			return err
 		}
 	}
-	return nil
+	return h.checkBudget()
 }
 
 // OnMarker implements vectorized.Operator.
@@ -199,6 +207,9 @@ func (h *HashAggregate) OnMarker(ctx context.Context, m vectorized.Marker, out v
 }
 
 func (h *HashAggregate) emit(ctx context.Context, out vectorized.Collector) error {
+	if h.spill.spilled {
+		return h.emitSpilled(ctx, out)
+	}
 	cols := make([]arrow.Array, 0, h.out.NumFields())
 	if h.table != nil {
 		cols = append(cols, h.table.Keys(vectorized.Mem)...)
@@ -223,6 +234,7 @@ func (h *HashAggregate) emit(ctx context.Context, out vectorized.Collector) erro
 // Close implements vectorized.Operator.
 func (h *HashAggregate) Close() error {
 	h.table = nil
+	h.closeScriptAccumulators() // script_agg.go
 	h.accs = nil
-	return nil
+	return h.closeSpill()
 }

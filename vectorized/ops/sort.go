@@ -28,6 +28,7 @@ type Sort struct {
 	recs   []arrow.RecordBatch
 	rows   int64
 	done   bool
+	ext    externalSort // spill state (sort_external.go)
 }
 
 var _ vectorized.Operator = (*Sort)(nil)
@@ -58,10 +59,14 @@ func (s *Sort) Process(ctx context.Context, b vectorized.Batch, _ vectorized.Col
 	b.Rec.Retain()
 	s.recs = append(s.recs, b.Rec)
 	s.rows += int64(b.NumRows())
+	s.ext.bytes += recordBytes(b.Rec)
 	if s.fetch >= 0 && s.rows > 2*(s.offset+s.fetch)+8*batchSize {
-		return s.prune()
+		if err := s.prune(); err != nil {
+			return err
+		}
+		s.ext.bytes = recordBytes(s.recs[0])
 	}
-	return nil
+	return s.checkBudget()
 }
 
 // prune keeps only the first offset+fetch rows of the order so far, so that
@@ -129,6 +134,9 @@ func (s *Sort) OnMarker(ctx context.Context, m vectorized.Marker, out vectorized
 }
 
 func (s *Sort) emit(ctx context.Context, out vectorized.Collector) error {
+	if len(s.ext.runs) > 0 {
+		return s.emitExternal(ctx, out)
+	}
 	if len(s.recs) == 0 {
 		return nil
 	}
@@ -160,7 +168,8 @@ func (s *Sort) emit(ctx context.Context, out vectorized.Collector) error {
 // Close implements vectorized.Operator.
 func (s *Sort) Close() error {
 	s.recs = nil
-	return nil
+	s.ext.runs = nil
+	return s.ext.sp.cleanup()
 }
 
 // normEntry is a row with its first sort key normalised to a uint64 whose

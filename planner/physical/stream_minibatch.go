@@ -1,0 +1,349 @@
+package physical
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tablerun/tablerun/core/changelog"
+	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/planner/logical"
+)
+
+// Mini-batch and two-phase (local/global) aggregation in streaming mode,
+// as Flink's MiniBatchIntervalInferRule and TwoStageOptimizedAggregateRule
+// plan them.
+
+// MiniBatchOptions are table.exec.mini-batch.* and
+// table.optimizer.agg-phase-strategy, already validated.
+type MiniBatchOptions struct {
+	// Enabled is table.exec.mini-batch.enabled.
+	Enabled bool
+	// IntervalMs is table.exec.mini-batch.allow-latency in milliseconds.
+	IntervalMs int64
+	// Size is table.exec.mini-batch.size.
+	Size int64
+	// Phase is table.optimizer.agg-phase-strategy: "AUTO" (or ""),
+	// "ONE_PHASE" or "TWO_PHASE".
+	Phase string
+}
+
+// MiniBatchAssigner closes mini-batch bundles (Flink's
+// StreamPhysicalMiniBatchAssigner): rows pass unchanged, and an
+// EndOfBundle marker follows every IntervalMs of processing time or Size
+// rows, whichever comes first. It sits right above each source of a plan
+// that has a mini-batch aggregate.
+type MiniBatchAssigner struct {
+	Input      Node
+	IntervalMs int64
+	Size       int64
+}
+
+// LocalGroupAggregate is the local half of a two-phase streaming GROUP BY
+// (Flink's StreamPhysicalLocalGroupAggregate): per bundle it
+// pre-aggregates its rows into partial accumulator state per group and
+// emits one insert row per group — the group columns, then the state
+// columns of every call (AVG has two: sum and count) — and forgets the
+// bundle.
+type LocalGroupAggregate struct {
+	Input     Node
+	GroupKeys []int
+	Aggs      []logical.AggCall
+	Out       types.Schema
+}
+
+// GlobalGroupAggregate is the global half of a two-phase streaming GROUP
+// BY (Flink's StreamPhysicalGlobalGroupAggregate): it merges the partial
+// states of its input (a LocalGroupAggregate's rows, after an Exchange)
+// into its per-group state and emits one net change per group and bundle.
+// GroupKeys index its input (the local's leading columns); StateCols[i]
+// are the input columns holding the state of Aggs[i]; Aggs keep the
+// arguments of the original call (over the local's input) for EXPLAIN and
+// the accumulator types.
+type GlobalGroupAggregate struct {
+	Input     Node
+	GroupKeys []int
+	Aggs      []logical.AggCall
+	StateCols [][]int
+	// LocalIn is the schema of the local aggregate's input (the types of
+	// the original arguments).
+	LocalIn types.Schema
+	Out     types.Schema
+}
+
+// Schema implements Node.
+func (n *MiniBatchAssigner) Schema() types.Schema { return n.Input.Schema() }
+
+// Schema implements Node.
+func (n *LocalGroupAggregate) Schema() types.Schema { return n.Out }
+
+// Schema implements Node.
+func (n *GlobalGroupAggregate) Schema() types.Schema { return n.Out }
+
+// Children implements Node.
+func (n *MiniBatchAssigner) Children() []Node { return []Node{n.Input} }
+
+// Children implements Node.
+func (n *LocalGroupAggregate) Children() []Node { return []Node{n.Input} }
+
+// Children implements Node.
+func (n *GlobalGroupAggregate) Children() []Node { return []Node{n.Input} }
+
+// WithChildren implements Node.
+func (n *MiniBatchAssigner) WithChildren(ch []Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// WithChildren implements Node.
+func (n *LocalGroupAggregate) WithChildren(ch []Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// WithChildren implements Node.
+func (n *GlobalGroupAggregate) WithChildren(ch []Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// Name implements Node.
+func (n *MiniBatchAssigner) Name() string { return "MiniBatchAssigner" }
+
+// Name implements Node.
+func (n *LocalGroupAggregate) Name() string { return "LocalGroupAggregate" }
+
+// Name implements Node.
+func (n *GlobalGroupAggregate) Name() string { return "GlobalGroupAggregate" }
+
+// Mode implements Node.
+func (n *MiniBatchAssigner) Mode() changelog.Mode { return n.Input.Mode() }
+
+// Mode implements Node: partial states are inserts.
+func (n *LocalGroupAggregate) Mode() changelog.Mode { return changelog.InsertOnly }
+
+// Mode implements Node: the local input is insert-only, so groups never
+// disappear.
+func (n *GlobalGroupAggregate) Mode() changelog.Mode {
+	return changelog.ModeInsert | changelog.ModeUpdateBefore | changelog.ModeUpdateAfter
+}
+
+var (
+	_ Node = (*MiniBatchAssigner)(nil)
+	_ Node = (*LocalGroupAggregate)(nil)
+	_ Node = (*GlobalGroupAggregate)(nil)
+)
+
+// describeMiniBatch prints the attributes of the mini-batch nodes; ok is
+// false for other nodes.
+func describeMiniBatch(n Node) (string, bool) {
+	switch x := n.(type) {
+	case *MiniBatchAssigner:
+		return fmt.Sprintf("interval=[%dms], mode=[ProcTime]", x.IntervalMs), true
+	case *LocalGroupAggregate:
+		in := uniquify(x.Input.Schema().Names())
+		sel, keys := groupItems(in, x.GroupKeys, x.Out)
+		col := len(x.GroupKeys)
+		for _, a := range x.Aggs {
+			names := x.Out[col : col+len(stateKinds(a))].Names()
+			col += len(names)
+			target := names[0]
+			if len(names) > 1 {
+				target = "(" + strings.Join(names, ", ") + ")"
+			}
+			sel = append(sel, AggString(a, in)+" AS "+target)
+		}
+		return aggAttrs(keys, sel), true
+	case *GlobalGroupAggregate:
+		in := uniquify(x.Input.Schema().Names())
+		sel, keys := groupItems(in, x.GroupKeys, x.Out)
+		for i, a := range x.Aggs {
+			names := make([]string, len(x.StateCols[i]))
+			for j, c := range x.StateCols[i] {
+				names[j] = colName(in, c)
+			}
+			arg := names[0]
+			if len(names) > 1 {
+				arg = "(" + strings.Join(names, ", ") + ")"
+			}
+			sel = append(sel, strings.ToUpper(a.Name)+"("+arg+") AS "+a.Alias)
+		}
+		return aggAttrs(keys, sel), true
+	}
+	return "", false
+}
+
+func groupItems(in []string, groupKeys []int, out types.Schema) (sel, keys []string) {
+	keys = make([]string, len(groupKeys))
+	for i, k := range groupKeys {
+		keys[i] = colName(in, k)
+		item := keys[i]
+		if i < len(out) && out[i].Name != keys[i] {
+			item += " AS " + out[i].Name
+		}
+		sel = append(sel, item)
+	}
+	return sel, keys
+}
+
+func aggAttrs(keys, sel []string) string {
+	s := ""
+	if len(keys) > 0 {
+		s = "groupBy=[" + strings.Join(keys, ", ") + "], "
+	}
+	return s + "select=[" + strings.Join(sel, ", ") + "]"
+}
+
+// stateKinds names the accumulator fields of a splittable call as Flink
+// does (count1 for COUNT(*), count, sum, (sum, count) for AVG, min, max).
+func stateKinds(a logical.AggCall) []string {
+	switch strings.ToUpper(a.Name) {
+	case "COUNT":
+		if len(a.Args) == 0 {
+			return []string{"count1"}
+		}
+		return []string{"count"}
+	case "SUM":
+		return []string{"sum"}
+	case "AVG":
+		return []string{"sum", "count"}
+	case "MIN":
+		return []string{"min"}
+	case "MAX":
+		return []string{"max"}
+	}
+	return nil
+}
+
+// stateTypes returns the types of the partial state of a splittable call
+// over input in, matching the Merger state of vectorized/agg; ok is false
+// when the call cannot split.
+func stateTypes(a logical.AggCall, in types.Schema) ([]types.Type, bool) {
+	if a.Distinct {
+		return nil, false
+	}
+	bigint := types.Type{Kind: types.BigInt, NotNull: true}
+	name := strings.ToUpper(a.Name)
+	if name == "COUNT" {
+		return []types.Type{bigint}, true
+	}
+	if len(a.Args) != 1 || a.Args[0] < 0 || a.Args[0] >= len(in) {
+		return nil, false
+	}
+	t := in[a.Args[0]].Type
+	t.NotNull = false
+	sum := func() (types.Type, bool) {
+		switch t.Kind {
+		case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
+			return types.Type{Kind: types.BigInt}, true
+		case types.Float, types.Double:
+			if name == "AVG" {
+				return types.Type{Kind: types.Double}, true
+			}
+			return t, true
+		case types.Decimal:
+			return types.Type{Kind: types.Decimal, Precision: 38, Scale: t.Scale}, true
+		}
+		return types.Type{}, false
+	}
+	switch name {
+	case "SUM":
+		s, ok := sum()
+		return []types.Type{s}, ok
+	case "AVG":
+		s, ok := sum()
+		return []types.Type{s, bigint}, ok
+	case "MIN", "MAX":
+		switch t.Kind {
+		case types.Boolean, types.TinyInt, types.SmallInt, types.Int, types.BigInt, types.Float, types.Double,
+			types.Decimal, types.Char, types.VarChar, types.Date, types.Time, types.Timestamp, types.TimestampLTZ:
+			return []types.Type{t}, true
+		}
+	}
+	return nil, false
+}
+
+// applyMiniBatch rewrites a streaming plan for mini-batch: every
+// GroupAggregate buffers bundles, a MiniBatchAssigner goes above every
+// source below one, and with the phase strategy AUTO or TWO_PHASE an
+// aggregate whose calls can all split over an insert-only input becomes
+// LocalGroupAggregate → Exchange → GlobalGroupAggregate. Without
+// mini-batch the plan is unchanged (Flink splits streaming aggregates
+// only with mini-batch on).
+func applyMiniBatch(n Node, o MiniBatchOptions) Node {
+	if !o.Enabled {
+		return n
+	}
+	return miniBatchRewrite(n, o, false)
+}
+
+func miniBatchRewrite(n Node, o MiniBatchOptions, under bool) Node {
+	if g, ok := n.(*GroupAggregate); ok {
+		under = true
+		in := miniBatchRewrite(g.Input, o, under)
+		if two := twoPhase(g, in, o); two != nil {
+			return two
+		}
+		c := *g
+		c.Input = in
+		c.MiniBatchSize = o.Size
+		return &c
+	}
+	ch := n.Children()
+	if len(ch) == 0 {
+		if _, ok := n.(*TableSourceScan); ok && under {
+			return &MiniBatchAssigner{Input: n, IntervalMs: o.IntervalMs, Size: o.Size}
+		}
+		return n
+	}
+	conv := make([]Node, len(ch))
+	for i, c := range ch {
+		conv[i] = miniBatchRewrite(c, o, under)
+	}
+	return n.WithChildren(conv)
+}
+
+// twoPhase returns the local/global form of g over its rewritten input
+// (an Exchange), or nil when it does not apply.
+func twoPhase(g *GroupAggregate, in Node, o MiniBatchOptions) Node {
+	if strings.EqualFold(o.Phase, "ONE_PHASE") {
+		return nil
+	}
+	ex, ok := in.(*Exchange)
+	if !ok {
+		return nil
+	}
+	_, global, ok := SplitGroupAggregate(g, ex.Input)
+	if !ok {
+		return nil
+	}
+	return global
+}
+
+// SplitGroupAggregate splits the aggregate g over input src into a
+// LocalGroupAggregate over src and a GlobalGroupAggregate over an Exchange
+// (hash of the group columns, single without) of the local's output. ok
+// is false when it cannot split: an updating input, a call that is not
+// COUNT, SUM, AVG, MIN or MAX, a DISTINCT call, or no calls at all.
+func SplitGroupAggregate(g *GroupAggregate, src Node) (local *LocalGroupAggregate, global *GlobalGroupAggregate, ok bool) {
+	if len(g.Aggs) == 0 || !src.Mode().IsInsertOnly() {
+		return nil, nil, false
+	}
+	inSchema := src.Schema()
+	local = &LocalGroupAggregate{Input: src, GroupKeys: g.GroupKeys, Aggs: g.Aggs}
+	for i := range g.GroupKeys {
+		local.Out = append(local.Out, g.Out[i])
+	}
+	global = &GlobalGroupAggregate{Aggs: g.Aggs, LocalIn: inSchema, Out: g.Out}
+	idx := 0
+	for _, a := range g.Aggs {
+		ts, ok := stateTypes(a, inSchema)
+		if !ok {
+			return nil, nil, false
+		}
+		var cols []int
+		for j, t := range ts {
+			cols = append(cols, len(local.Out))
+			local.Out = append(local.Out, types.Field{Name: fmt.Sprintf("%s$%d", stateKinds(a)[j], idx), Type: t})
+			idx++
+		}
+		global.StateCols = append(global.StateCols, cols)
+	}
+	var keys []int
+	for i := range g.GroupKeys {
+		keys = append(keys, i)
+		global.GroupKeys = append(global.GroupKeys, i)
+	}
+	global.Input = &Exchange{Input: local, Keys: keys}
+	return local, global, true
+}

@@ -1,0 +1,48 @@
+package build
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/planner/logical"
+	"github.com/tablerun/tablerun/planner/physical"
+	"github.com/tablerun/tablerun/udf"
+	"github.com/tablerun/tablerun/vectorized/ops"
+)
+
+// correlate builds the operator of a Correlate (LATERAL TABLE): the
+// function's implementation is looked up by its registry key.
+func (b *builder) correlate(n *physical.Correlate, ch []runner, out *arrow.Schema) (runner, error) {
+	name := n.Name()
+	if b.env.Functions == nil {
+		return nil, fmt.Errorf("%s: internal: no function registry", name)
+	}
+	def, ok := b.env.Functions.Lookup(n.Call.Name)
+	if !ok {
+		return nil, fmt.Errorf("%s: table function '%s' is not registered", name, n.Display)
+	}
+	tf, ok := udf.TableImpl(def)
+	if !ok {
+		return nil, fmt.Errorf("not supported yet: table function '%s' without a script implementation", n.Display)
+	}
+	in := n.Input.Schema()
+	args := make([]ops.Evaluator, len(n.Call.Args))
+	argTypes := make([]types.Type, len(n.Call.Args))
+	for i, a := range n.Call.Args {
+		ev, err := b.compile(a, in)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		args[i] = ev
+		argTypes[i] = a.Type()
+	}
+	fnTypes := make([]types.Type, 0, len(n.Out)-len(in))
+	for _, f := range n.Out[len(in):] {
+		fnTypes = append(fnTypes, f.Type)
+	}
+	op := ops.NewCorrelate(ops.CorrelateSpec{Args: args, ArgTypes: argTypes, Func: tf, FuncTypes: fnTypes,
+		Left: n.Kind == logical.LeftJoin, Eval: b.env.Eval, Out: out})
+	return &unaryRunner{name: name, op: op, child: ch[0]}, nil
+}

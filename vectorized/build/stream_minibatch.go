@@ -1,0 +1,107 @@
+package build
+
+import (
+	"context"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/planner/physical"
+	"github.com/tablerun/tablerun/vectorized"
+	"github.com/tablerun/tablerun/vectorized/ops"
+)
+
+// buildMiniBatch builds the mini-batch nodes (MiniBatchAssigner, a
+// GroupAggregate with MiniBatchSize, LocalGroupAggregate,
+// GlobalGroupAggregate); ok is false for any other node.
+func (b *builder) buildMiniBatch(n physical.Node, ch []runner, out *arrow.Schema) (r runner, ok bool, err error) {
+	name := n.Name()
+	unary := func(op vectorized.Operator) (runner, bool, error) {
+		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
+	}
+	switch n := n.(type) {
+	case *physical.MiniBatchAssigner:
+		return unary(ops.NewMiniBatchAssigner(time.Duration(n.IntervalMs)*time.Millisecond, n.Size))
+	case *physical.GroupAggregate:
+		if n.MiniBatchSize <= 0 {
+			return nil, false, nil
+		}
+		if local, global, ok := physical.SplitGroupAggregate(n, n.Input); ok {
+			// Over an insert-only input the one-phase mini-batch aggregate
+			// runs as a fused local and global phase: the bundle is
+			// pre-aggregated into accumulators and merged once per group.
+			lo, err := arrowSchema(name, local.Out)
+			if err != nil {
+				return nil, true, err
+			}
+			return unary(&fusedOp{
+				first: ops.NewLocalGroupAggregate(local.GroupKeys, local.Aggs, n.Input.Schema(), lo, n.MiniBatchSize),
+				second: ops.NewGlobalGroupAggregate(global.GroupKeys, global.Aggs, global.StateCols, global.LocalIn, lo, out,
+					ops.GroupAggregateOptions{StateTTL: b.env.StateTTL > 0}, 0),
+			})
+		}
+		return unary(ops.NewMiniBatchGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, ops.GroupAggregateOptions{
+			Retract:  n.NeedRetraction(),
+			StateTTL: b.env.StateTTL > 0,
+		}, n.MiniBatchSize))
+	case *physical.LocalGroupAggregate:
+		return unary(ops.NewLocalGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, 0))
+	case *physical.GlobalGroupAggregate:
+		in, err := types.ArrowSchema(n.Input.Schema())
+		if err != nil {
+			return nil, true, err
+		}
+		return unary(ops.NewGlobalGroupAggregate(n.GroupKeys, n.Aggs, n.StateCols, n.LocalIn, in, out,
+			ops.GroupAggregateOptions{StateTTL: b.env.StateTTL > 0}, 0))
+	}
+	return nil, false, nil
+}
+
+// fusedOp runs two operators as one: the output of first goes straight
+// into second.
+type fusedOp struct {
+	first, second vectorized.Operator
+}
+
+type fusedCollector struct {
+	op  vectorized.Operator
+	out vectorized.Collector
+}
+
+// Emit implements vectorized.Collector.
+func (c *fusedCollector) Emit(ctx context.Context, b vectorized.Batch) error {
+	return c.op.Process(ctx, b, c.out)
+}
+
+// EmitMarker implements vectorized.Collector.
+func (c *fusedCollector) EmitMarker(ctx context.Context, m vectorized.Marker) error {
+	return c.op.OnMarker(ctx, m, c.out)
+}
+
+// Open implements vectorized.Operator.
+func (f *fusedOp) Open(ctx context.Context) error {
+	if err := f.first.Open(ctx); err != nil {
+		return err
+	}
+	return f.second.Open(ctx)
+}
+
+// Process implements vectorized.Operator.
+func (f *fusedOp) Process(ctx context.Context, b vectorized.Batch, out vectorized.Collector) error {
+	return f.first.Process(ctx, b, &fusedCollector{op: f.second, out: out})
+}
+
+// OnMarker implements vectorized.Operator.
+func (f *fusedOp) OnMarker(ctx context.Context, m vectorized.Marker, out vectorized.Collector) error {
+	return f.first.OnMarker(ctx, m, &fusedCollector{op: f.second, out: out})
+}
+
+// Close implements vectorized.Operator.
+func (f *fusedOp) Close() error {
+	err := f.first.Close()
+	if err2 := f.second.Close(); err == nil {
+		err = err2
+	}
+	return err
+}

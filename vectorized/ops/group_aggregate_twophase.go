@@ -1,0 +1,435 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/tablerun/tablerun/core/changelog"
+	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/planner/logical"
+	"github.com/tablerun/tablerun/vectorized"
+	"github.com/tablerun/tablerun/vectorized/agg"
+)
+
+// Two-phase (local/global) streaming aggregation over an insert-only
+// input. The local side pre-aggregates each bundle into partial state
+// (agg.Merger.State) and emits it as insert rows; the global side merges
+// those rows into its per-group state (agg.Merger.Merge) and emits one net
+// change per group and bundle.
+
+// newMergers makes one Merger per call over input in and checks that the
+// state columns of schema stateOut, starting at column first, have their
+// types.
+func newMergers(calls []logical.AggCall, in types.Schema, stateOut *arrow.Schema, first int) ([]agg.Merger, [][]int, error) {
+	accs := make([]agg.Merger, len(calls))
+	cols := make([][]int, len(calls))
+	col := first
+	for i, c := range calls {
+		argTypes := make([]arrow.DataType, len(c.Args))
+		for j, a := range c.Args {
+			if a < 0 || a >= len(in) {
+				return nil, nil, fmt.Errorf("internal: aggregate input column $%d out of range", a)
+			}
+			t, err := types.ArrowType(in[a].Type)
+			if err != nil {
+				return nil, nil, err
+			}
+			argTypes[j] = t
+		}
+		acc, err := agg.NewAccumulator(accumulatorName(c), argTypes, nil, c.Distinct)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", c, err)
+		}
+		m, ok := acc.(agg.Merger)
+		if !ok {
+			return nil, nil, fmt.Errorf("internal: %s cannot split into local and global phases", c)
+		}
+		for _, st := range m.StateTypes() {
+			if col >= stateOut.NumFields() || !arrow.TypeEqual(stateOut.Field(col).Type, st) {
+				return nil, nil, fmt.Errorf("internal: state column %d of %s is not %s", col, c, st)
+			}
+			cols[i] = append(cols[i], col)
+			col++
+		}
+		accs[i] = m
+	}
+	return accs, cols, nil
+}
+
+// LocalGroupAggregate is the local phase: per bundle, partial state per
+// group.
+type LocalGroupAggregate struct {
+	groupKeys []int
+	calls     []logical.AggCall
+	in        types.Schema
+	out       *arrow.Schema
+	size      int64
+
+	table  agg.GroupTable
+	accs   []agg.Merger
+	rows   int64
+	ids    []uint32
+	keyBuf []arrow.Array
+	argBuf [][]arrow.Array
+}
+
+var _ vectorized.Operator = (*LocalGroupAggregate)(nil)
+
+// NewLocalGroupAggregate returns the local phase of calls grouped by the
+// input columns groupKeys, producing out (group columns, then the state
+// columns of every call). A bundle also closes after size rows (<= 0:
+// only on markers).
+func NewLocalGroupAggregate(groupKeys []int, calls []logical.AggCall, in types.Schema, out *arrow.Schema, size int64) *LocalGroupAggregate {
+	return &LocalGroupAggregate{groupKeys: groupKeys, calls: calls, in: in, out: out, size: size}
+}
+
+// Open implements vectorized.Operator.
+func (l *LocalGroupAggregate) Open(context.Context) error {
+	l.keyBuf = make([]arrow.Array, len(l.groupKeys))
+	l.argBuf = make([][]arrow.Array, len(l.calls))
+	for i, c := range l.calls {
+		l.argBuf[i] = make([]arrow.Array, len(c.Args))
+	}
+	return l.reset()
+}
+
+// reset starts a new bundle.
+func (l *LocalGroupAggregate) reset() error {
+	l.table = nil
+	if len(l.groupKeys) > 0 {
+		kts := make([]arrow.DataType, len(l.groupKeys))
+		for i, k := range l.groupKeys {
+			if k < 0 || k >= len(l.in) {
+				return fmt.Errorf("internal: group key $%d out of range", k)
+			}
+			t, err := types.ArrowType(l.in[k].Type)
+			if err != nil {
+				return err
+			}
+			kts[i] = t
+		}
+		t, err := agg.NewGroupTable(kts)
+		if err != nil {
+			return err
+		}
+		l.table = t
+	}
+	accs, _, err := newMergers(l.calls, l.in, l.out, len(l.groupKeys))
+	if err != nil {
+		return err
+	}
+	l.accs = accs
+	l.rows = 0
+	return nil
+}
+
+// Process implements vectorized.Operator.
+func (l *LocalGroupAggregate) Process(ctx context.Context, b vectorized.Batch, out vectorized.Collector) error {
+	n := b.NumRows()
+	if n == 0 {
+		return nil
+	}
+	if b.Kinds != nil {
+		for _, k := range b.Kinds {
+			if k.IsRetraction() {
+				return fmt.Errorf("internal: LocalGroupAggregate received %s", k)
+			}
+		}
+	}
+	rec := b.Rec
+	l.ids = resize(l.ids, n)
+	groups := 1
+	if l.table != nil {
+		for i, k := range l.groupKeys {
+			l.keyBuf[i] = rec.Column(k)
+		}
+		if err := l.table.Insert(l.keyBuf, n, l.ids); err != nil {
+			return err
+		}
+		groups = l.table.Len()
+	} else {
+		clear(l.ids)
+	}
+	for i, acc := range l.accs {
+		acc.Resize(groups)
+		c := l.calls[i]
+		for k, a := range c.Args {
+			l.argBuf[i][k] = rec.Column(a)
+		}
+		var filter *array.Boolean
+		if c.Filter >= 0 {
+			f, ok := rec.Column(c.Filter).(*array.Boolean)
+			if !ok {
+				return fmt.Errorf("internal: aggregate filter column $%d is %s", c.Filter, rec.Column(c.Filter).DataType())
+			}
+			filter = f
+		}
+		if err := acc.Update(l.ids, l.argBuf[i], filter); err != nil {
+			return err
+		}
+	}
+	l.rows += int64(n)
+	if l.size > 0 && l.rows >= l.size {
+		return l.flush(ctx, out)
+	}
+	return nil
+}
+
+// flush emits the partial state of the bundle and starts a new one.
+func (l *LocalGroupAggregate) flush(ctx context.Context, out vectorized.Collector) error {
+	if l.rows == 0 {
+		return nil
+	}
+	groups := 1
+	var cols []arrow.Array
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	if l.table != nil {
+		groups = l.table.Len()
+		cols = append(cols, l.table.Keys(vectorized.Mem)...)
+	}
+	for _, acc := range l.accs {
+		st, err := acc.State(vectorized.Mem)
+		if err != nil {
+			return err
+		}
+		cols = append(cols, st...)
+	}
+	rec, err := NewRecord(l.out, cols, int64(groups))
+	if err != nil {
+		return err
+	}
+	if err := l.reset(); err != nil {
+		return err
+	}
+	return out.Emit(ctx, vectorized.Batch{Rec: rec})
+}
+
+// OnMarker implements vectorized.Operator: EndOfBundle, a checkpoint
+// barrier and EndOfInput close the bundle; every marker is forwarded.
+func (l *LocalGroupAggregate) OnMarker(ctx context.Context, mk vectorized.Marker, out vectorized.Collector) error {
+	switch mk.Kind {
+	case vectorized.EndOfBundle, vectorized.EndOfInput, vectorized.CheckpointBarrier:
+		if err := l.flush(ctx, out); err != nil {
+			return err
+		}
+	}
+	return out.EmitMarker(ctx, mk)
+}
+
+// Close implements vectorized.Operator.
+func (l *LocalGroupAggregate) Close() error {
+	l.table, l.accs = nil, nil
+	return nil
+}
+
+// GlobalGroupAggregate is the global phase: it merges partial states per
+// group and emits net changes per bundle.
+type GlobalGroupAggregate struct {
+	groupKeys []int
+	calls     []logical.AggCall
+	stateCols [][]int
+	localIn   types.Schema
+	in        *arrow.Schema
+	out       *arrow.Schema
+	opts      GroupAggregateOptions
+	buf       bundleBuffer
+
+	table   agg.GroupTable
+	accs    []agg.Merger
+	nGroups int
+	prev    []arrow.Array // every group's results after the last bundle
+	ids     []uint32
+	keyBuf  []arrow.Array
+	stBuf   []arrow.Array
+	seen    []uint32
+	last    []int32
+	epoch   uint32
+}
+
+var _ vectorized.Operator = (*GlobalGroupAggregate)(nil)
+
+// NewGlobalGroupAggregate returns the global phase over input in (group
+// columns groupKeys, the state of calls[i] in columns stateCols[i]);
+// localIn is the local phase's input (the calls' argument types). A
+// bundle also closes after size rows (<= 0: only on markers).
+func NewGlobalGroupAggregate(groupKeys []int, calls []logical.AggCall, stateCols [][]int, localIn types.Schema, in, out *arrow.Schema, opts GroupAggregateOptions, size int64) *GlobalGroupAggregate {
+	return &GlobalGroupAggregate{groupKeys: groupKeys, calls: calls, stateCols: stateCols, localIn: localIn, in: in, out: out, opts: opts, buf: bundleBuffer{size: size}}
+}
+
+// Open implements vectorized.Operator.
+func (g *GlobalGroupAggregate) Open(context.Context) error {
+	if g.out.NumFields() != len(g.groupKeys)+len(g.calls) || len(g.stateCols) != len(g.calls) {
+		return fmt.Errorf("internal: global aggregate of %d columns for %d keys and %d calls", g.out.NumFields(), len(g.groupKeys), len(g.calls))
+	}
+	if len(g.groupKeys) > 0 {
+		kts := make([]arrow.DataType, len(g.groupKeys))
+		for i, k := range g.groupKeys {
+			kts[i] = g.in.Field(k).Type
+		}
+		t, err := agg.NewGroupTable(kts)
+		if err != nil {
+			return err
+		}
+		g.table = t
+		g.keyBuf = make([]arrow.Array, len(g.groupKeys))
+	}
+	first := len(g.groupKeys)
+	accs, cols, err := newMergers(g.calls, g.localIn, g.in, first)
+	if err != nil {
+		return err
+	}
+	for i := range cols {
+		if fmt.Sprint(cols[i]) != fmt.Sprint(g.stateCols[i]) {
+			return fmt.Errorf("internal: state columns %v of %s, want %v", g.stateCols[i], g.calls[i], cols[i])
+		}
+	}
+	g.accs = accs
+	return nil
+}
+
+// Process implements vectorized.Operator: the batch is buffered.
+func (g *GlobalGroupAggregate) Process(ctx context.Context, b vectorized.Batch, out vectorized.Collector) error {
+	if g.buf.add(b) {
+		return g.flush(ctx, out)
+	}
+	return nil
+}
+
+// OnMarker implements vectorized.Operator: EndOfBundle, a checkpoint
+// barrier and EndOfInput close the bundle; every marker is forwarded.
+func (g *GlobalGroupAggregate) OnMarker(ctx context.Context, mk vectorized.Marker, out vectorized.Collector) error {
+	switch mk.Kind {
+	case vectorized.EndOfBundle, vectorized.EndOfInput, vectorized.CheckpointBarrier:
+		if err := g.flush(ctx, out); err != nil {
+			return err
+		}
+	}
+	return out.EmitMarker(ctx, mk)
+}
+
+func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collector) error {
+	b, err := g.buf.take(g.in)
+	if err != nil || b.NumRows() == 0 {
+		return err
+	}
+	n := b.NumRows()
+	rec := b.Rec
+	g.ids = resize(g.ids, n)
+	old := g.nGroups
+	if g.table != nil {
+		for i, k := range g.groupKeys {
+			g.keyBuf[i] = rec.Column(k)
+		}
+		if err := g.table.Insert(g.keyBuf, n, g.ids); err != nil {
+			return err
+		}
+		g.nGroups = g.table.Len()
+	} else {
+		clear(g.ids)
+		g.nGroups = 1
+	}
+	for len(g.seen) < g.nGroups {
+		g.seen = append(g.seen, 0)
+		g.last = append(g.last, 0)
+	}
+	g.epoch++
+	var touched []uint32
+	for i, id := range g.ids {
+		if g.seen[id] != g.epoch {
+			g.seen[id] = g.epoch
+			touched = append(touched, id)
+		}
+		g.last[id] = int32(i)
+	}
+	after := make([]arrow.Array, len(g.accs))
+	for i, acc := range g.accs {
+		acc.Resize(g.nGroups)
+		g.stBuf = g.stBuf[:0]
+		for _, c := range g.stateCols[i] {
+			g.stBuf = append(g.stBuf, rec.Column(c))
+		}
+		if err := acc.Merge(g.ids, g.stBuf); err != nil {
+			return err
+		}
+		v, err := acc.Evaluate(vectorized.Mem)
+		if err != nil {
+			return err
+		}
+		after[i] = v
+	}
+	// Values: the previous results at [0, old), the new ones after.
+	vals := make([]arrow.Array, len(after))
+	defer func() {
+		for _, v := range vals {
+			if v != nil {
+				v.Release()
+			}
+		}
+	}()
+	cmps := make([]func(i, j int) bool, len(after))
+	for i, a := range after {
+		if old > 0 && g.prev != nil {
+			v, err := array.Concatenate([]arrow.Array{array.NewSlice(g.prev[i], 0, int64(old)), a}, vectorized.Mem)
+			if err != nil {
+				return err
+			}
+			vals[i] = v
+		} else {
+			a.Retain()
+			vals[i] = a
+			old = 0
+		}
+		cmps[i] = sameValueFunc(vals[i])
+	}
+	keyIdx := make([]int32, 0, 2*len(touched))
+	valIdx := make([]int32, 0, 2*len(touched))
+	kinds := make([]changelog.RowKind, 0, 2*len(touched))
+	add := func(row, v int32, k changelog.RowKind) {
+		keyIdx = append(keyIdx, row)
+		valIdx = append(valIdx, v)
+		kinds = append(kinds, k)
+	}
+	for _, id := range touched {
+		row := g.last[id]
+		now := int32(old) + int32(id)
+		if int(id) >= old {
+			add(row, now, changelog.Insert)
+			continue
+		}
+		changed := g.opts.StateTTL
+		for _, same := range cmps {
+			if changed {
+				break
+			}
+			changed = !same(int(id), int(now))
+		}
+		if !changed {
+			continue
+		}
+		if !g.opts.NoUpdateBefore {
+			add(row, int32(id), changelog.UpdateBefore)
+		}
+		add(row, now, changelog.UpdateAfter)
+	}
+	for _, p := range g.prev {
+		p.Release()
+	}
+	g.prev = after
+	return emitChanges(ctx, out, g.out, rec, g.groupKeys, keyIdx, vals, valIdx, kinds)
+}
+
+// Close implements vectorized.Operator.
+func (g *GlobalGroupAggregate) Close() error {
+	for _, p := range g.prev {
+		p.Release()
+	}
+	g.prev, g.table, g.accs, g.buf = nil, nil, nil, bundleBuffer{}
+	return nil
+}

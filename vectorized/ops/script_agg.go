@@ -1,0 +1,313 @@
+package ops
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/tablerun/tablerun/core/function"
+	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/planner/logical"
+	"github.com/tablerun/tablerun/udf"
+	"github.com/tablerun/tablerun/vectorized/agg"
+)
+
+// Script aggregate functions (udf/python, udf/js: CREATE FUNCTION …
+// LANGUAGE PYTHON AS $$ class f: … $$) run in the batch HashAggregate
+// through scriptAccumulator, an agg.Accumulator over udf.AggregateImpl:
+// one interpreter (udf.AggInstance) per aggregate call and operator, one
+// script accumulator per group. Unlike the built-in aggregates, rows with
+// NULL arguments are passed to accumulate (as Flink does for user-defined
+// aggregates); the script decides what a NULL means.
+
+// scriptFuncs is what the HashAggregate needs to find script aggregates:
+// the session's function registry (AggCall.Name is the registry key) and
+// the evaluation context handed to the scripts.
+type scriptFuncs struct {
+	reg  *function.Registry
+	ectx *function.EvalContext
+}
+
+// SetFunctions gives the aggregate the session's function registry, where
+// it finds user-defined (script) aggregate functions by their call name,
+// and the evaluation context passed to them. Call before Open.
+func (h *HashAggregate) SetFunctions(reg *function.Registry, ectx *function.EvalContext) {
+	h.scripts = scriptFuncs{reg: reg, ectx: ectx}
+}
+
+// scriptAccumulator returns the accumulator of a call of a script
+// aggregate function; ok is false when c names no script aggregate (a
+// built-in).
+func (h *HashAggregate) scriptAccumulator(c logical.AggCall, result arrow.DataType) (acc agg.Accumulator, ok bool, err error) {
+	if h.scripts.reg == nil {
+		return nil, false, nil
+	}
+	def, found := h.scripts.reg.Lookup(c.Name)
+	if !found || def.Kind != function.Aggregate {
+		return nil, false, nil
+	}
+	af, found := udf.AggregateImpl(def)
+	if !found {
+		return nil, true, fmt.Errorf("not supported yet: aggregate function '%s' without a script implementation", c.Name)
+	}
+	if c.Distinct {
+		return nil, true, fmt.Errorf("not supported yet: DISTINCT with the user-defined aggregate function '%s'", c.Name)
+	}
+	argTypes := make([]types.Type, len(c.Args))
+	for j, a := range c.Args {
+		if a < 0 || a >= len(h.in) {
+			return nil, true, fmt.Errorf("internal: aggregate input column $%d out of range", a)
+		}
+		argTypes[j] = h.in[a].Type
+	}
+	rt := c.T
+	if dt, err := types.ArrowType(rt); err != nil || !arrow.TypeEqual(dt, result) {
+		return nil, true, fmt.Errorf("internal: script aggregate %s of type %s for an output column of %s", c.Name, rt, result)
+	}
+	inst, err := af.NewInstance(h.scripts.ectx)
+	if err != nil {
+		return nil, true, err
+	}
+	return &scriptAccumulator{inst: inst, argTypes: argTypes, result: rt}, true, nil
+}
+
+// closeScriptAccumulators returns the interpreters of script aggregates.
+func (h *HashAggregate) closeScriptAccumulators() {
+	for _, a := range h.accs {
+		if s, ok := a.acc.(*scriptAccumulator); ok {
+			s.close()
+		}
+	}
+}
+
+// scriptAccumulator is an agg.Accumulator over a script aggregate.
+type scriptAccumulator struct {
+	inst     udf.AggInstance
+	argTypes []types.Type
+	result   types.Type
+	// accs holds one accumulator per group; nil until the group's first
+	// row.
+	accs []udf.Acc
+	vals []any
+}
+
+var _ agg.Accumulator = (*scriptAccumulator)(nil)
+
+// Resize implements agg.Accumulator.
+func (s *scriptAccumulator) Resize(n int) {
+	if n > len(s.accs) {
+		s.accs = append(s.accs, make([]udf.Acc, n-len(s.accs))...)
+	}
+}
+
+func (s *scriptAccumulator) group(g uint32) (udf.Acc, error) {
+	if int(g) >= len(s.accs) {
+		return nil, fmt.Errorf("internal: group %d of %d", g, len(s.accs))
+	}
+	if s.accs[g] == nil {
+		a, err := s.inst.CreateAccumulator()
+		if err != nil {
+			return nil, err
+		}
+		s.accs[g] = a
+	}
+	return s.accs[g], nil
+}
+
+// Update implements agg.Accumulator: accumulate is called once per row
+// (NULL arguments included).
+func (s *scriptAccumulator) Update(groupIDs []uint32, args []arrow.Array, filter *array.Boolean) error {
+	if len(args) != len(s.argTypes) {
+		return fmt.Errorf("internal: script aggregate with %d arguments, want %d", len(args), len(s.argTypes))
+	}
+	if cap(s.vals) < len(args) {
+		s.vals = make([]any, len(args))
+	}
+	vals := s.vals[:len(args)]
+	for i, g := range groupIDs {
+		if filter != nil && (filter.IsNull(i) || !filter.Value(i)) {
+			continue
+		}
+		acc, err := s.group(g)
+		if err != nil {
+			return err
+		}
+		for k, a := range args {
+			vals[k] = types.GetValue(a, i, s.argTypes[k])
+		}
+		if err := s.inst.Accumulate(acc, vals); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Evaluate implements agg.Accumulator: get_value of every group (of a
+// fresh accumulator for a group without rows, as the global aggregate of
+// an empty input).
+func (s *scriptAccumulator) Evaluate(mem memory.Allocator) (arrow.Array, error) {
+	out := make([]any, len(s.accs))
+	for g := range s.accs {
+		acc, err := s.group(uint32(g))
+		if err != nil {
+			return nil, err
+		}
+		v, err := s.inst.GetValue(acc)
+		if err != nil {
+			return nil, err
+		}
+		out[g] = v
+	}
+	return types.BuildArray(mem, s.result, out)
+}
+
+// SizeBytes implements agg.Accumulator with a rough estimate (script
+// accumulators live in the interpreter).
+func (s *scriptAccumulator) SizeBytes() int64 { return int64(len(s.accs)) * 64 }
+
+func (s *scriptAccumulator) close() {
+	if s.inst != nil {
+		s.inst.Close()
+		s.inst = nil
+	}
+	s.accs = nil
+}
+
+// NewScriptStepper returns the streaming (changelog) form of a call of a
+// script aggregate function, for the streaming GroupAggregate: ok is false
+// when c names no script aggregate in reg (a built-in: use agg.NewStepper).
+// argTypes are the types of the call's argument columns. retract asks for
+// OpRetract support, which needs the script's retract method. The stepper
+// holds an interpreter: call its Close method (interface{ Close() }) when
+// the operator closes.
+func NewScriptStepper(reg *function.Registry, ectx *function.EvalContext, c logical.AggCall, argTypes []types.Type, retract bool) (s agg.Stepper, ok bool, err error) {
+	if reg == nil {
+		return nil, false, nil
+	}
+	def, found := reg.Lookup(c.Name)
+	if !found || def.Kind != function.Aggregate {
+		return nil, false, nil
+	}
+	af, found := udf.AggregateImpl(def)
+	if !found {
+		return nil, true, fmt.Errorf("not supported yet: aggregate function '%s' without a script implementation", c.Name)
+	}
+	if c.Distinct {
+		return nil, true, fmt.Errorf("not supported yet: DISTINCT with the user-defined aggregate function '%s'", c.Name)
+	}
+	if retract && !af.CanRetract() {
+		return nil, true, fmt.Errorf("not supported yet: the aggregate function '%s' over an updating input: its script defines no retract method", c.Name)
+	}
+	if len(argTypes) != len(c.Args) {
+		return nil, true, fmt.Errorf("internal: script aggregate %s with %d argument types for %d arguments", c.Name, len(argTypes), len(c.Args))
+	}
+	inst, err := af.NewInstance(ectx)
+	if err != nil {
+		return nil, true, err
+	}
+	return &scriptStepper{acc: scriptAccumulator{inst: inst, argTypes: argTypes, result: c.T}}, true, nil
+}
+
+// scriptStepper is an agg.Stepper over a script aggregate. It caches every
+// group's current result so that each row costs one accumulate (or
+// retract) and one get_value call.
+type scriptStepper struct {
+	acc     scriptAccumulator
+	cur     []any
+	has     []bool
+	empty   any
+	emptyOK bool
+}
+
+var _ agg.Stepper = (*scriptStepper)(nil)
+
+// Resize implements agg.Stepper.
+func (s *scriptStepper) Resize(n int) {
+	s.acc.Resize(n)
+	if n > len(s.cur) {
+		s.cur = append(s.cur, make([]any, n-len(s.cur))...)
+		s.has = append(s.has, make([]bool, n-len(s.has))...)
+	}
+}
+
+// emptyValue is get_value of a fresh accumulator.
+func (s *scriptStepper) emptyValue() (any, error) {
+	if !s.emptyOK {
+		a, err := s.acc.inst.CreateAccumulator()
+		if err != nil {
+			return nil, err
+		}
+		v, err := s.acc.inst.GetValue(a)
+		if err != nil {
+			return nil, err
+		}
+		s.empty, s.emptyOK = v, true
+	}
+	return s.empty, nil
+}
+
+// Step implements agg.Stepper.
+func (s *scriptStepper) Step(mem memory.Allocator, ids []uint32, ops []agg.Op, args []arrow.Array, changed []bool) (arrow.Array, error) {
+	if len(args) != len(s.acc.argTypes) {
+		return nil, fmt.Errorf("internal: script aggregate with %d arguments, want %d", len(args), len(s.acc.argTypes))
+	}
+	out := make([]any, 2*len(ids))
+	vals := make([]any, len(args))
+	for i, g := range ids {
+		if int(g) >= len(s.cur) {
+			return nil, fmt.Errorf("internal: group %d of %d", g, len(s.cur))
+		}
+		before := s.cur[g]
+		if !s.has[g] {
+			v, err := s.emptyValue()
+			if err != nil {
+				return nil, err
+			}
+			before = v
+		}
+		after := before
+		if ops[i] != agg.OpSkip {
+			acc, err := s.acc.group(g)
+			if err != nil {
+				return nil, err
+			}
+			for k, a := range args {
+				vals[k] = types.GetValue(a, i, s.acc.argTypes[k])
+			}
+			if ops[i] == agg.OpRetract {
+				err = s.acc.inst.Retract(acc, vals)
+			} else {
+				err = s.acc.inst.Accumulate(acc, vals)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if after, err = s.acc.inst.GetValue(acc); err != nil {
+				return nil, err
+			}
+			s.cur[g], s.has[g] = after, true
+		}
+		out[2*i], out[2*i+1] = before, after
+		if !reflect.DeepEqual(before, after) {
+			changed[i] = true
+		}
+	}
+	return types.BuildArray(mem, s.acc.result, out)
+}
+
+// Clear implements agg.Stepper.
+func (s *scriptStepper) Clear(g uint32) {
+	if int(g) < len(s.cur) {
+		s.acc.accs[g] = nil
+		s.cur[g], s.has[g] = nil, false
+	}
+}
+
+// SizeBytes implements agg.Stepper.
+func (s *scriptStepper) SizeBytes() int64 { return s.acc.SizeBytes() + int64(len(s.cur))*16 }
+
+// Close returns the interpreter.
+func (s *scriptStepper) Close() { s.acc.close() }
