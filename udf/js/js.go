@@ -133,8 +133,8 @@ func Compile(spec udf.Spec) (*function.Definition, error) {
 		Infer:            udf.Infer(spec),
 		Nondeterministic: true,
 		Doc: function.Doc{
-			Summary: fmt.Sprintf("JavaScript %s function from %s", kindName(spec.Kind), p.source),
-			Args:    paramList(spec.Params),
+			Summary: fmt.Sprintf("JavaScript %s function from %s", udf.KindName(spec.Kind), p.source),
+			Args:    spec.ParamList(),
 		},
 	}
 	switch spec.Kind {
@@ -142,10 +142,10 @@ func Compile(spec udf.Spec) (*function.Definition, error) {
 		def.Eval = p.eval
 		udf.Register(def, p)
 	case function.Table:
-		def.Eval = notScalar(spec)
+		def.Eval = udf.NotScalar(spec)
 		udf.Register(def, &tableFunc{p})
 	case function.Aggregate:
-		def.Eval = notScalar(spec)
+		def.Eval = udf.NotScalar(spec)
 		a := &aggFunc{p: p}
 		proto := first.entry.ToObject(first.rt).Get("prototype").ToObject(first.rt)
 		a.retract = isFunc(proto.Get("retract"))
@@ -160,30 +160,6 @@ func Compile(spec udf.Spec) (*function.Definition, error) {
 func isFunc(v goja.Value) bool {
 	_, ok := goja.AssertFunction(v)
 	return ok
-}
-
-func kindName(k function.Kind) string {
-	switch k {
-	case function.Table:
-		return "table"
-	case function.Aggregate:
-		return "aggregate"
-	}
-	return "scalar"
-}
-
-func paramList(ps []types.Field) string {
-	parts := make([]string, len(ps))
-	for i, p := range ps {
-		parts[i] = p.Name + " " + p.Type.String()
-	}
-	return strings.Join(parts, ", ")
-}
-
-func notScalar(spec udf.Spec) function.EvalFunc {
-	return func(*function.EvalContext, function.CallTypes, []any) (any, error) {
-		return nil, fmt.Errorf("%s function '%s' cannot be called as a scalar function", kindName(spec.Kind), spec.Name)
-	}
 }
 
 func (p *program) newInterp() (*interp, error) {

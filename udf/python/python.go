@@ -99,8 +99,8 @@ func Compile(spec udf.Spec) (*function.Definition, error) {
 		Infer:            udf.Infer(spec),
 		Nondeterministic: true,
 		Doc: function.Doc{
-			Summary: fmt.Sprintf("Python %s function from %s", kindName(spec.Kind), p.source),
-			Args:    paramList(spec.Params),
+			Summary: fmt.Sprintf("Python %s function from %s", udf.KindName(spec.Kind), p.source),
+			Args:    spec.ParamList(),
 		},
 	}
 	switch spec.Kind {
@@ -108,10 +108,10 @@ func Compile(spec udf.Spec) (*function.Definition, error) {
 		def.Eval = p.eval
 		udf.Register(def, p)
 	case function.Table:
-		def.Eval = notScalar(spec)
+		def.Eval = udf.NotScalar(spec)
 		udf.Register(def, &tableFunc{p})
 	case function.Aggregate:
-		def.Eval = notScalar(spec)
+		def.Eval = udf.NotScalar(spec)
 		a := &aggFunc{p: p}
 		cls := first.entry
 		_, errR := py.GetAttrString(cls, "retract")
@@ -122,30 +122,6 @@ func Compile(spec udf.Spec) (*function.Definition, error) {
 		return nil, fmt.Errorf("not supported yet: Python function kind %d", spec.Kind)
 	}
 	return def, nil
-}
-
-func kindName(k function.Kind) string {
-	switch k {
-	case function.Table:
-		return "table"
-	case function.Aggregate:
-		return "aggregate"
-	}
-	return "scalar"
-}
-
-func paramList(ps []types.Field) string {
-	parts := make([]string, len(ps))
-	for i, p := range ps {
-		parts[i] = p.Name + " " + p.Type.String()
-	}
-	return strings.Join(parts, ", ")
-}
-
-func notScalar(spec udf.Spec) function.EvalFunc {
-	return func(*function.EvalContext, function.CallTypes, []any) (any, error) {
-		return nil, fmt.Errorf("%s function '%s' cannot be called as a scalar function", kindName(spec.Kind), spec.Name)
-	}
 }
 
 // newInterp starts an interpreter and runs the module body.
