@@ -404,11 +404,15 @@ func (e *TableEnvironment) explain(plan logical.Node, details []string, now time
 	if err := planner.CheckExplainDetails(details); err != nil {
 		return "", classify(KindValidation, err)
 	}
+	if err := e.checkConnectorOptions(plan); err != nil {
+		return "", err
+	}
 	_, phys, err := e.optimize(plan, now)
 	if err != nil {
 		return "", err
 	}
-	return planner.Explain(plan, phys, details), nil
+	mbOpts, _ := e.withMiniBatch(e.planOptions())
+	return planner.ExplainWith(plan, phys, details, mbOpts.Stream.MiniBatch), nil
 }
 
 // stringResult is a single-STRING-column result such as SHOW's.

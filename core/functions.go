@@ -145,6 +145,22 @@ func (e *TableEnvironment) compileFunction(key, display string, rec *catalog.Fun
 	}
 	if !rec.Inline() {
 		if rec.Kind == "" {
+			// Flink's form without a signature: the file's "sql:" line
+			// declares it (functions_filedecl.go).
+			if file, fn, err := e.scriptFile(rec.ClassName, lang); err == nil {
+				if ds, ok, err := declaredSpec(file, fn, lang); ok || err != nil {
+					if err != nil {
+						return nil, err
+					}
+					ds.Name = spec.Name
+					def, err := compile(ds)
+					if err != nil {
+						return nil, err
+					}
+					def.Name = key
+					return def, nil
+				}
+			}
 			return nil, unsupported("%s function '%s' AS '%s' without a SQL signature; declare it as CREATE FUNCTION f(a INT, …) RETURNS type LANGUAGE %s AS '%s'",
 				strings.ToLower(lang), display, rec.ClassName, lang, rec.ClassName)
 		}

@@ -25,10 +25,13 @@ func BenchmarkMiniBatchSQL(b *testing.B) {
 			for b.Loop() {
 				e := NewTableEnvironment(InStreamingMode())
 				for _, s := range append([]string{
-					"CREATE TABLE src (k INT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '2000000', 'fields.k.min' = '0', 'fields.k.max' = '999', 'fields.v.min' = '0', 'fields.v.max' = '999')",
+					"CREATE TABLE src (k INT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '2000000', 'fields.k.min' = '0', 'fields.k.max' = '999', 'fields.v.min' = '0', 'fields.v.max' = '999', 'rows-per-second' = '1000000000')",
 					"CREATE TABLE snk (k INT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole')",
 					"SET 'table.dml-sync' = 'true'",
 				}, c.sets...) {
+					if s[0] == '\'' {
+						s = "SET " + s
+					}
 					if _, err := e.ExecuteSQL(context.Background(), s); err != nil {
 						b.Fatal(err)
 					}

@@ -81,16 +81,38 @@ func TestMiniBatchExplain(t *testing.T) {
 +- Exchange(distribution=[hash[k]])
    +- MiniBatchAssigner(interval=[5000ms], mode=[ProcTime])
       +- TableSourceScan(table=[[default_catalog, default_database, src]], fields=[k, v])`},
-		{"global aggregate", base, "EXPLAIN SELECT COUNT(v) AS c, MIN(v) AS lo FROM src", `GlobalGroupAggregate(select=[COUNT(count$0) AS c, MIN(min$1) AS lo])
-+- Exchange(distribution=[single])
-   +- LocalGroupAggregate(select=[COUNT(v) AS count$0, MIN(v) AS min$1])
+		{"changelog mode", base, "EXPLAIN CHANGELOG_MODE SELECT k, COUNT(*) AS c FROM src1 GROUP BY k", `GlobalGroupAggregate(groupBy=[k], select=[k, COUNT(count1$0) AS c], changelogMode=[I,UB,UA])
++- Exchange(distribution=[hash[k]], changelogMode=[I])
+   +- LocalGroupAggregate(groupBy=[k], select=[k, COUNT(*) AS count1$0], changelogMode=[I])
+      +- MiniBatchAssigner(interval=[5000ms], mode=[ProcTime], changelogMode=[I])
+         +- TableSourceScan(table=[[default_catalog, default_database, src1]], fields=[k], changelogMode=[I])`},
+		// A deviation: Flink also splits COUNT/SUM/AVG over an updating
+		// input (with COUNT_RETRACT(*) in the local phase); tablerun keeps
+		// such an aggregate in one (mini-batch) phase.
+		{"retracting input stays one phase", base, "EXPLAIN SELECT c, COUNT(*) AS n, SUM(k) AS sk FROM (SELECT k, COUNT(*) AS c FROM src1 GROUP BY k) GROUP BY c", `GroupAggregate(groupBy=[c], select=[c, COUNT_RETRACT(*) AS n, SUM_RETRACT(k) AS sk])
++- Exchange(distribution=[hash[c]])
+   +- Calc(select=[c, k])
+      +- GlobalGroupAggregate(groupBy=[k], select=[k, COUNT(count1$0) AS c])
+         +- Exchange(distribution=[hash[k]])
+            +- LocalGroupAggregate(groupBy=[k], select=[k, COUNT(*) AS count1$0])
+               +- MiniBatchAssigner(interval=[5000ms], mode=[ProcTime])
+                  +- TableSourceScan(table=[[default_catalog, default_database, src1]], fields=[k])`},
+		{"select distinct", base, "EXPLAIN SELECT DISTINCT k FROM src1", `GlobalGroupAggregate(groupBy=[k], select=[k])
++- Exchange(distribution=[hash[k]])
+   +- LocalGroupAggregate(groupBy=[k], select=[k])
       +- MiniBatchAssigner(interval=[5000ms], mode=[ProcTime])
-         +- TableSourceScan(table=[[default_catalog, default_database, src, project=[v]]], fields=[v])`},
+         +- TableSourceScan(table=[[default_catalog, default_database, src1]], fields=[k])`},
+		{"global aggregate", base, "EXPLAIN SELECT COUNT(k) AS c, MIN(v) AS lo FROM src", `GlobalGroupAggregate(select=[COUNT(count$0) AS c, MIN(min$1) AS lo])
++- Exchange(distribution=[single])
+   +- LocalGroupAggregate(select=[COUNT(k) AS count$0, MIN(v) AS min$1])
+      +- MiniBatchAssigner(interval=[5000ms], mode=[ProcTime])
+         +- TableSourceScan(table=[[default_catalog, default_database, src]], fields=[k, v])`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e, _ := newStreamEnv(t)
 			exec(t, e, "CREATE TABLE src (k INT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10')")
+			exec(t, e, "CREATE TABLE src1 (k INT) WITH ('connector' = 'datagen', 'number-of-rows' = '10')")
 			for _, s := range tt.sets {
 				exec(t, e, "SET "+s)
 			}
@@ -169,6 +191,7 @@ func TestMiniBatchVerification(t *testing.T) {
 		"SELECT c, COUNT(*) AS n, MIN(k) AS lo, MAX(k) AS hi, SUM(k) AS sk, AVG(c) AS ac FROM (SELECT k, COUNT(*) AS c FROM t GROUP BY k) GROUP BY c",
 		"SELECT COUNT(*) AS n, SUM(c) AS total FROM (SELECT k, s, COUNT(*) AS c FROM t GROUP BY k, s)",
 		"SELECT DISTINCT k FROM t",
+		"SELECT a.k, COUNT(*) AS c, SUM(b.m) AS sm FROM t AS a JOIN (SELECT k, MAX(v) AS m FROM t GROUP BY k) AS b ON a.k = b.k WHERE a.s < 's3' GROUP BY a.k",
 	}
 	type mode struct {
 		name string
@@ -206,7 +229,7 @@ func TestMiniBatchVerification(t *testing.T) {
 				continue
 			}
 			require.Equal(t, want, got, "query %d in mode %s: %s", qi, m.name, q)
-			if strings.HasPrefix(m.name, "size-100000/") && qi != 3 && qi != 7 {
+			if strings.HasPrefix(m.name, "size-100000/") && qi != 3 && qi != 7 && qi != 8 {
 				require.Less(t, n, wantN, "mini-batch should shrink the changelog: %s", q)
 			}
 		}

@@ -105,6 +105,12 @@ func CheckExplainDetails(details []string) error {
 // and adds the advice (there is none yet). JSON_EXECUTION_PLAN is not
 // supported yet: see CheckExplainDetails.
 func Explain(ast logical.Node, phys physical.Node, details []string) string {
+	return ExplainWith(ast, phys, details, physical.MiniBatchOptions{})
+}
+
+// ExplainWith is Explain for a session whose mini-batch and aggregation
+// phase settings are mb: PLAN_ADVICE's advice depends on them (advice.go).
+func ExplainWith(ast logical.Node, phys physical.Node, details []string, mb physical.MiniBatchOptions) string {
 	var opts physical.ExplainOptions
 	advice, json := false, false
 	for _, d := range details {
@@ -127,9 +133,10 @@ func Explain(ast logical.Node, phys physical.Node, details []string) string {
 		b.WriteString(" With Advice")
 	}
 	b.WriteString(" ==\n")
-	b.WriteString(physical.ExplainStream(phys, opts))
 	if advice {
-		b.WriteString("\nNo available advice...\n")
+		b.WriteString(withAdvice(physical.ExplainStream(phys, opts), phys, analyzePlan(phys, mb)))
+	} else {
+		b.WriteString(physical.ExplainStream(phys, opts))
 	}
 	b.WriteString("\n== Optimized Execution Plan ==\n")
 	b.WriteString(physical.ExplainStream(phys, physical.ExplainOptions{Execution: true}))

@@ -138,7 +138,7 @@ func TestExplainLayout(t *testing.T) {
 		"\n== Optimized Execution Plan ==\n"+scanLine, Explain(o, phys, nil))
 	all := Explain(o, phys, []string{"changelog_mode", "estimated_cost", "plan_advice"})
 	require.Contains(t, all, "== Optimized Physical Plan With Advice ==\n"+
-		"TableSourceScan(table=[[default_catalog, default_database, orders]], fields=[user, product, amount, ts], changelogMode=[I]): rowcount = 1.0E8, cumulative cost = {1.0E8 rows, 1.0E8 cpu, 0.0 io, 0.0 network, 0.0 memory}\n"+
+		"TableSourceScan(table=[[default_catalog, default_database, orders]], fields=[user, product, amount, ts], changelogMode=[I]): rowcount = 1.0E8, cumulative cost = {1.0E8 rows, 1.0E8 cpu, 3.6E9 io, 0.0 network, 0.0 memory}\n"+
 		"\nNo available advice...\n\n== Optimized Execution Plan ==\n"+scanLine)
 }
 

@@ -407,6 +407,9 @@ func registerTemporal(r *Registry) {
 	}
 	nowFn("CURRENT_TIMESTAMP", types.TimestampLTZOf(3), func(ctx *EvalContext) any { return truncMicros(now(ctx).UnixMicro(), 3) })
 	nowFn("NOW", types.TimestampLTZOf(3), func(ctx *EvalContext) any { return truncMicros(now(ctx).UnixMicro(), 3) })
+	// PROCTIME() declares a processing-time attribute; read outside a
+	// window it is the statement's start time, as CURRENT_TIMESTAMP.
+	nowFn("PROCTIME", types.TimestampLTZOf(3), func(ctx *EvalContext) any { return truncMicros(now(ctx).UnixMicro(), 3) })
 	nowFn("CURRENT_ROW_TIMESTAMP", types.TimestampLTZOf(3), func(ctx *EvalContext) any { return truncMicros(time.Now().UnixMicro(), 3) })
 	nowFn("LOCALTIMESTAMP", types.TimestampOf(3), func(ctx *EvalContext) any {
 		return truncMicros(wallMicros(now(ctx).In(loc(ctx))), 3)

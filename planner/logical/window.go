@@ -195,7 +195,25 @@ func (n *WatermarkAssigner) WithChildren(ch []Node) Node { c := *n; c.Input = ch
 
 // Describe implements Node as Flink's LogicalWatermarkAssigner.
 func (n *WatermarkAssigner) Describe() (string, string) {
-	return "LogicalWatermarkAssigner", fmt.Sprintf("rowtime=[%s], watermark=[%s]", n.Input.Schema()[n.Rowtime].Name, n.Expr)
+	return "LogicalWatermarkAssigner", fmt.Sprintf("rowtime=[%s], watermark=[%s]", n.Input.Schema()[n.Rowtime].Name, watermarkString(n.Expr))
+}
+
+// watermarkString prints a watermark expression as Calcite's digest does:
+// interval literals keep their type ("-($3, 1000:INTERVAL SECOND)").
+func watermarkString(e Expr) string {
+	switch x := e.(type) {
+	case *Literal:
+		if x.Value != nil && x.T.IsInterval() && x.T.Unit != "" {
+			return x.String() + ":INTERVAL " + x.T.Unit
+		}
+	case *Call:
+		args := make([]string, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = watermarkString(a)
+		}
+		return x.Name + "(" + strings.Join(args, ", ") + ")"
+	}
+	return e.String()
 }
 
 // Schema implements Node.

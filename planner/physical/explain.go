@@ -191,6 +191,8 @@ func Describe(n Node, execution bool) string {
 		return x.describe(execution) // correlate.go
 	case *WatermarkAssigner, *WindowTableFunction, *WindowAggregate, *WatermarkCalc:
 		return describeWindow(n, execution) // window.go
+	case *OverAggregate, *Rank, *Deduplicate:
+		return describeOver(n) // over.go
 	}
 	return ""
 }

@@ -1,7 +1,6 @@
 package physical
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -88,9 +87,7 @@ func ExplainStream(n Node, opts ExplainOptions) string {
 		}
 		b.WriteString(prefix + n.Name() + "(" + attrs + ")")
 		if opts.EstimatedCost {
-			rows, cum := estimate(n)
-			fmt.Fprintf(&b, ": rowcount = %s, cumulative cost = {%s rows, %s cpu, 0.0 io, 0.0 network, 0.0 memory}",
-				javaDouble(rows), javaDouble(cum), javaDouble(cum))
+			b.WriteString(costString(n)) // cost.go
 		}
 		b.WriteString("\n")
 		ch := n.Children()

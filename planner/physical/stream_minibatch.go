@@ -314,9 +314,10 @@ func twoPhase(g *GroupAggregate, in Node, o MiniBatchOptions) Node {
 // LocalGroupAggregate over src and a GlobalGroupAggregate over an Exchange
 // (hash of the group columns, single without) of the local's output. ok
 // is false when it cannot split: an updating input, a call that is not
-// COUNT, SUM, AVG, MIN or MAX, a DISTINCT call, or no calls at all.
+// COUNT, SUM, AVG, MIN or MAX, or a DISTINCT call. SELECT DISTINCT (keys,
+// no calls) splits too.
 func SplitGroupAggregate(g *GroupAggregate, src Node) (local *LocalGroupAggregate, global *GlobalGroupAggregate, ok bool) {
-	if len(g.Aggs) == 0 || !src.Mode().IsInsertOnly() {
+	if len(g.Aggs)+len(g.GroupKeys) == 0 || !src.Mode().IsInsertOnly() {
 		return nil, nil, false
 	}
 	inSchema := src.Schema()

@@ -130,6 +130,8 @@ func toStream(n Node, opts StreamOptions) (Node, error) {
 			return nil, err
 		}
 		return &StreamJoin{Left: &Exchange{Input: conv[0]}, Right: &Exchange{Input: conv[1]}, Kind: x.Kind, Extra: x.Cond, Out: x.Out}, nil
+	case *OverAggregate, *Rank:
+		return streamOver(n, conv) // over.go
 	case *SetOp:
 		return nil, fmt.Errorf("not supported yet: INTERSECT and EXCEPT in streaming mode")
 	case *Sink:

@@ -47,7 +47,9 @@ func (t *translator) node(n logical.Node) (Node, error) {
 	case *logical.Values:
 		return t.values(x)
 	case *logical.Filter, *logical.Project:
-		return t.calc(n)
+		return topN(t.calc(n)) // over.go
+	case *logical.Window:
+		return t.over(x) // over.go
 	case *logical.Aggregate:
 		in, err := t.node(x.Input)
 		if err != nil {

@@ -125,7 +125,7 @@ func prune(n logical.Node, need []bool) (logical.Node, []int, bool) {
 		addRefs(need, x.Filters...)
 		atLeastOne(need)
 		cols := neededCols(need)
-		if len(cols) == width {
+		if len(cols) == width || !supportsProjectionPushDown(x.Table) {
 			return unchanged()
 		}
 		base := x.Projection
@@ -161,6 +161,9 @@ func prune(n logical.Node, need []bool) (logical.Node, []int, bool) {
 	case *logical.Project:
 		atLeastOne(need)
 		cols := neededCols(need)
+		if p, ok := pruneProjectOverWatermark(x, cols); ok { // prune_watermark.go
+			return p, mappingFor(width, cols), true
+		}
 		childNeed := make([]bool, len(x.Input.Schema()))
 		for _, c := range cols {
 			addRefs(childNeed, x.Exprs[c])
@@ -292,6 +295,23 @@ func prune(n logical.Node, need []bool) (logical.Node, []int, bool) {
 			keys[i].Index = cmap[k.Index]
 		}
 		return &logical.Sort{Input: child, Keys: keys}, cmap, true
+
+	case *logical.WatermarkAssigner:
+		// rows pass unchanged: the parent's columns plus the rowtime and
+		// what the watermark expression reads
+		if x.Rowtime >= 0 && x.Rowtime < len(need) {
+			need[x.Rowtime] = true
+		}
+		addRefs(need, x.Expr)
+		child, cmap, changed := prune(x.Input, need)
+		if !changed {
+			return unchanged()
+		}
+		nw := *x
+		nw.Input = child
+		nw.Rowtime = cmap[x.Rowtime]
+		nw.Expr = remap(x.Expr, cmap)
+		return &nw, cmap, true
 
 	case *logical.Limit:
 		child, cmap, changed := prune(x.Input, need)

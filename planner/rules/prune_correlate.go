@@ -17,7 +17,7 @@ func pruneCorrelate(x *logical.Correlate, need []bool) (logical.Node, []int, boo
 	leftNeed := append([]bool(nil), need[:nl]...)
 	addRefs(leftNeed, x.Right.Call)
 	atLeastOne(leftNeed)
-	child, cmap, changed := prune(x.Left, leftNeed)
+	child, cmap, changed := pruneExact(x.Left, leftNeed) // a Calc drops what the scan cannot
 	if !changed {
 		return x, identityMap(width), false
 	}

@@ -43,6 +43,8 @@ type binder struct {
 	clause string
 	// inAggArg is set while binding the arguments of an aggregate call.
 	inAggArg bool
+	// over collects OVER calls (over.go); nil where they are not allowed.
+	over *overCtx
 }
 
 func identText(parts []string) string { return strings.Join(parts, ".") }
@@ -651,7 +653,7 @@ func isAggCall(fc *ast.FunctionCall) bool {
 
 func (b *binder) funcCall(x *ast.FunctionCall) (logical.Expr, error) {
 	if x.Over != nil || x.OverName != "" {
-		return nil, unsupported("OVER windows")
+		return b.overCall(x) // over.go
 	}
 	if e, ok, err := b.currentWatermark(x); ok { // window.go
 		return e, err

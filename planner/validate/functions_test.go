@@ -58,7 +58,7 @@ func TestResolvedCalls(t *testing.T) {
 	}{
 		{"built-in through the resolver", "SELECT lower('A')", "LOWER", ""},
 		{"qualified user function with a cast", "SELECT db.twice(1)", "db.twice", ""},
-		{"PROCTIME falls back to CURRENT_TIMESTAMP", "SELECT PROCTIME()", "CURRENT_TIMESTAMP", ""},
+		{"PROCTIME is a built-in", "SELECT PROCTIME()", "PROCTIME", ""},
 		{"unknown", "SELECT upper('a')", "", "No match found for function signature upper(<CHARACTER>)"},
 		{"unknown qualified", "SELECT c.d.nope(1)", "", "No match found for function signature nope(<NUMERIC>)"},
 		{"cannot be called", "SELECT broken(1)", "", "not supported yet: calling java function 'broken'"},

@@ -387,6 +387,8 @@ func (v *Validator) planSelect(sel *ast.Select, order []ast.OrderItem, limit fun
 		}
 		actx = newAggCtx(src, groups, gnames, len(sel.GroupBy) > 0)
 		post = &binder{v: v, sc: sc, env: e, agg: actx}
+	} else {
+		post = withOver(src) // OVER calls (over.go)
 	}
 
 	// select list
@@ -465,6 +467,12 @@ func (v *Validator) planSelect(sel *ast.Select, order []ast.OrderItem, limit fun
 	}
 
 	base := rel.node
+	if actx == nil {
+		var err error
+		if base, err = post.finishOver(base, exprs, hidden); err != nil { // over.go
+			return nil, err
+		}
+	}
 	if actx != nil {
 		for i := range actx.aggs {
 			if n, ok := directAgg[len(actx.groupKeys)+i]; ok {

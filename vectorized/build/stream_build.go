@@ -20,6 +20,9 @@ func (b *builder) buildStream(n physical.Node, ch []runner, out *arrow.Schema) (
 	if r, ok, err := b.buildWindow(n, ch, out); ok { // window.go
 		return r, ok, err
 	}
+	if r, ok, err := b.buildOver(n, ch, out); ok { // over.go
+		return r, ok, err
+	}
 	if r, ok, err := b.buildMiniBatch(n, ch, out); ok {
 		return r, ok, err
 	}
@@ -30,6 +33,7 @@ func (b *builder) buildStream(n physical.Node, ch []runner, out *arrow.Schema) (
 			Retract:  n.NeedRetraction(),
 			StateTTL: b.env.StateTTL > 0,
 		})
+		op.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates (ops/script_agg_stream.go)
 		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
 	case *physical.Exchange:
 		return &unaryRunner{name: name, op: ops.Forward{}, child: ch[0]}, true, nil

@@ -41,10 +41,12 @@ func (b *builder) buildMiniBatch(n physical.Node, ch []runner, out *arrow.Schema
 					ops.GroupAggregateOptions{StateTTL: b.env.StateTTL > 0}, 0),
 			})
 		}
-		return unary(ops.NewMiniBatchGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, ops.GroupAggregateOptions{
+		mb := ops.NewMiniBatchGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, ops.GroupAggregateOptions{
 			Retract:  n.NeedRetraction(),
 			StateTTL: b.env.StateTTL > 0,
-		}, n.MiniBatchSize))
+		}, n.MiniBatchSize)
+		mb.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates (ops/script_agg_stream.go)
+		return unary(mb)
 	case *physical.LocalGroupAggregate:
 		return unary(ops.NewLocalGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, 0))
 	case *physical.GlobalGroupAggregate:

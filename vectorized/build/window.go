@@ -49,6 +49,7 @@ func (b *builder) buildWindow(n physical.Node, ch []runner, out *arrow.Schema) (
 				return nil, true, fmt.Errorf("%s: %w", name, err)
 			}
 			op.SetTimeZone(b.loc())
+			op.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates
 			return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
 		}
 		op, err := ops.NewWindowAggregate(n.GroupKeys, n.Aggs, n.Window, n.Input.Schema(), out)
@@ -56,6 +57,7 @@ func (b *builder) buildWindow(n physical.Node, ch []runner, out *arrow.Schema) (
 			return nil, true, fmt.Errorf("%s: %w", name, err)
 		}
 		op.SetTimeZone(b.loc())
+		op.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates
 		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
 	}
 	return nil, false, nil

@@ -27,7 +27,7 @@ var safeFunctions = map[string]bool{
 	"YEAR": true, "MONTH": true, "DAYOFMONTH": true, "HOUR": true, "MINUTE": true, "SECOND": true, "QUARTER": true,
 	"DAYOFWEEK": true, "DAYOFYEAR": true, "WEEK": true, "GREATEST": true, "LEAST": true,
 	"$ROW": true, "$ARRAY": true, "$ITEM": true, "$FIELD": true, "IN": true,
-	"PI": true, "E": true, "CURRENT_TIMESTAMP": true, "NOW": true, "CURRENT_DATE": true, "LOCALTIMESTAMP": true,
+	"PI": true, "E": true, "CURRENT_TIMESTAMP": true, "NOW": true, "PROCTIME": true, "CURRENT_DATE": true, "LOCALTIMESTAMP": true,
 	"CURRENT_TIME": true, "LOCALTIME": true,
 }
 
@@ -52,6 +52,9 @@ func (c *compiler) compileCall(x *logical.Call) (node, error) {
 	}
 	if n, ok, err := c.scriptCall(x, def, args); ok {
 		return n, err
+	}
+	if n, ok := c.goCall(x, def, args); ok { // Go functions (gofunc.go)
+		return n, nil
 	}
 	return c.generic(x, def, args)
 }

@@ -52,6 +52,7 @@ type GroupAggregate struct {
 	in        types.Schema
 	out       *arrow.Schema
 	opts      GroupAggregateOptions
+	scripts   scriptFuncs // script aggregates (script_agg_stream.go)
 
 	table   agg.GroupTable // nil for the global aggregate
 	steps   []stepState
@@ -134,6 +135,11 @@ func (h *GroupAggregate) Open(context.Context) error {
 				return fmt.Errorf("internal: SINGLE_VALUE of %d arguments returning %s", len(argTypes), result)
 			}
 			s = newSingleValueStep(h.in[c.Args[0]].Type, result)
+		} else if ss, ok, err := h.scriptStepper(c); ok || err != nil {
+			if err != nil {
+				return err
+			}
+			s = ss
 		} else {
 			var err error
 			if s, err = agg.NewStepper(name, argTypes, result, c.Distinct, h.opts.Retract); err != nil {
@@ -320,6 +326,7 @@ func (h *GroupAggregate) OnMarker(ctx context.Context, m vectorized.Marker, out 
 
 // Close implements vectorized.Operator.
 func (h *GroupAggregate) Close() error {
+	h.closeSteppers()
 	h.table = nil
 	h.steps = nil
 	return nil

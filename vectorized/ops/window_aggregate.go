@@ -34,6 +34,7 @@ type WindowAggregate struct {
 	late    atomic.Int64
 	buf     [][2]int64
 	clock   *zoneClock
+	scripts scriptFuncs // script aggregates (script_agg_stream.go)
 }
 
 // SetTimeZone sets the session time zone: windows over a TIMESTAMP_LTZ
@@ -109,6 +110,7 @@ func (w *WindowAggregate) Process(ctx context.Context, b vectorized.Batch, out v
 		agg := w.windows[win]
 		if agg == nil {
 			agg = NewHashAggregate(w.keys, w.calls, w.in, w.aggOut)
+			agg.SetFunctions(w.scripts.reg, w.scripts.ectx)
 			if err := agg.Open(ctx); err != nil {
 				return err
 			}

@@ -38,6 +38,8 @@ type SessionWindowAggregate struct {
 	// rows: the window table function alone (no aggregation): a fired
 	// session emits its rows followed by the window columns.
 	rows bool
+	// scripts: script aggregates (script_agg_stream.go).
+	scripts scriptFuncs
 }
 
 // NewSessionWindowTableFunction returns the SESSION window table function
@@ -205,6 +207,7 @@ func (s *SessionWindowAggregate) fire(ctx context.Context, wm int64, out vectori
 	fields = append(fields, arrow.Field{Name: "$ws", Type: arrow.PrimitiveTypes.Int64}, arrow.Field{Name: "$we", Type: arrow.PrimitiveTypes.Int64})
 	fields = append(fields, s.out.Fields()[nk:nk+len(s.calls)]...)
 	agg := NewHashAggregate(keys, s.calls, aggIn, arrow.NewSchema(fields, nil))
+	agg.SetFunctions(s.scripts.reg, s.scripts.ectx)
 	if err := agg.Open(ctx); err != nil {
 		return err
 	}

@@ -1,0 +1,47 @@
+package core
+
+import (
+	"github.com/tablerun/tablerun/connectors"
+	"github.com/tablerun/tablerun/planner/logical"
+)
+
+// checkConnectorOptions validates the options of every table a plan reads
+// or writes against its connector, as Flink does when it creates the
+// table's source and sink while planning (so EXPLAIN fails with
+// "Unsupported options found for 'datagen'." just as executing would).
+// Tables whose connector is not registered are left to execution, which
+// reports them with Flink's text.
+func (e *TableEnvironment) checkConnectorOptions(n logical.Node) error {
+	if n == nil || e.conns == nil {
+		return nil
+	}
+	var err error
+	var walk func(logical.Node)
+	walk = func(n logical.Node) {
+		if err != nil || n == nil {
+			return
+		}
+		switch x := n.(type) {
+		case *logical.Scan:
+			if x.Table != nil && x.Table.Table != nil {
+				if f, lerr := e.conns.Lookup(x.Table); lerr == nil {
+					err = connectors.ValidateOptions(f, x.Table)
+				}
+			}
+		case *logical.Sink:
+			if x.Table != nil && x.Table.Table != nil {
+				if f, lerr := e.conns.Lookup(x.Table); lerr == nil {
+					err = connectors.ValidateOptions(f, x.Table)
+				}
+			}
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(n)
+	if err != nil {
+		return classify(KindValidation, err)
+	}
+	return nil
+}
