@@ -411,6 +411,9 @@ func (e *TableEnvironment) explain(plan logical.Node, details []string, now time
 	if err != nil {
 		return "", err
 	}
+	if err := checkJSONPlan(phys, details); err != nil { // explain_options.go
+		return "", err
+	}
 	mbOpts, _ := e.withMiniBatch(e.planOptions())
 	return planner.ExplainWith(plan, phys, details, mbOpts.Stream.MiniBatch), nil
 }

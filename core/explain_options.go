@@ -1,9 +1,26 @@
 package core
 
 import (
+	"strings"
+
 	"github.com/tablerun/tablerun/connectors"
+	"github.com/tablerun/tablerun/planner"
 	"github.com/tablerun/tablerun/planner/logical"
+	"github.com/tablerun/tablerun/planner/physical"
 )
+
+// checkJSONPlan reports, before EXPLAIN prints anything, a
+// JSON_EXECUTION_PLAN detail that cannot be produced for phys.
+func checkJSONPlan(phys physical.Node, details []string) error {
+	for _, d := range details {
+		if strings.EqualFold(d, planner.JSONExecutionPlan) {
+			if _, err := planner.ExecutionPlanJSON(phys); err != nil {
+				return classify(KindPlanner, err)
+			}
+		}
+	}
+	return nil
+}
 
 // checkConnectorOptions validates the options of every table a plan reads
 // or writes against its connector, as Flink does when it creates the

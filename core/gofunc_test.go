@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablerun/tablerun/core/function"
+	"github.com/tablerun/tablerun/udf"
 )
 
 // ExampleTableEnvironment_CreateTemporarySystemFunction registers plain Go
@@ -157,4 +158,91 @@ func TestGoFunctionErrors(t *testing.T) {
 	err = e.CreateTemporarySystemFunction("twice", def)
 	require.Error(t, err)
 	require.Contains(t, fmt.Sprint(err), "does already exist")
+}
+
+// goTableAndAggregate registers a Go table function (split) and a Go
+// aggregate function with retraction (gsum).
+func goTableAndAggregate(t *testing.T, e *TableEnvironment) {
+	t.Helper()
+	split, err := udf.GoTableFunction("split", func(s string, emit func(word string, n int32)) error {
+		if s == "bad" {
+			return errors.New("bad line")
+		}
+		for _, w := range strings.Fields(s) {
+			emit(w, int32(len(w)))
+		}
+		return nil
+	}, "word", "n")
+	require.NoError(t, err)
+	require.NoError(t, e.CreateTemporarySystemFunction("split", split))
+	type acc struct{ sum, n int64 }
+	gsum, err := udf.GoAggregateFunction("gsum", udf.GoAggregate{
+		CreateAccumulator: func() *acc { return &acc{} },
+		Accumulate: func(a *acc, v *int64) {
+			if v != nil {
+				a.sum += *v
+				a.n++
+			}
+		},
+		Retract: func(a *acc, v *int64) {
+			if v != nil {
+				a.sum -= *v
+				a.n--
+			}
+		},
+		Merge: func(a, o *acc) { a.sum, a.n = a.sum+o.sum, a.n+o.n },
+		GetValue: func(a *acc) *int64 {
+			if a.n == 0 {
+				return nil
+			}
+			return &a.sum
+		},
+	})
+	require.NoError(t, err)
+	require.NoError(t, e.CreateTemporarySystemFunction("gsum", gsum))
+}
+
+func TestGoTableAndAggregateFunctions(t *testing.T) {
+	const lines = "(VALUES (1, 'a bb'), (2, CAST(NULL AS STRING)), (3, 'ccc')) AS t(id, s)"
+	tests := []struct {
+		name string
+		sql  string
+		want [][]any
+	}{
+		{"lateral table", "SELECT id, word, n FROM " + lines + ", LATERAL TABLE(split(s))",
+			[][]any{{int32(1), "a", int32(1)}, {int32(1), "bb", int32(2)}, {int32(3), "ccc", int32(3)}}},
+		{"left join lateral with aliases", "SELECT id, w FROM " + lines + " LEFT JOIN LATERAL TABLE(split(s)) AS T(w, l) ON TRUE",
+			[][]any{{int32(1), "a"}, {int32(1), "bb"}, {int32(2), nil}, {int32(3), "ccc"}}},
+		{"aggregate", "SELECT k, gsum(v) FROM (VALUES ('a', CAST(1 AS BIGINT)), ('a', 2), ('b', NULL)) AS t(k, v) GROUP BY k",
+			[][]any{{"a", int64(3)}, {"b", nil}}},
+		{"aggregate of the table function", "SELECT gsum(n) FROM " + lines + ", LATERAL TABLE(split(s))",
+			[][]any{{int64(6)}}},
+	}
+	for _, mode := range []string{"batch", "streaming"} {
+		for _, tt := range tests {
+			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				settings := InBatchMode()
+				if mode == "streaming" {
+					settings = InStreamingMode()
+				}
+				e := NewTableEnvironment(settings)
+				goTableAndAggregate(t, e)
+				if mode == "streaming" && strings.Contains(tt.name, "aggregate") {
+					final, _ := materialize(t, exec(t, e, tt.sql))
+					require.Equal(t, canon(tt.want), final)
+					return
+				}
+				require.ElementsMatch(t, tt.want, rows(t, e, tt.sql))
+			})
+		}
+	}
+	// over an updating input the aggregate retracts
+	e, _ := newStreamEnv(t)
+	goTableAndAggregate(t, e)
+	exec(t, e, kvTable)
+	require.Equal(t, []string{"+I[1]", "-U[1]", "+U[3]", "-U[3]", "+U[2]", "-U[2]", "+U[6]", "-U[6]", "+U[4]", "-U[4]", "+U[11]"},
+		kindsAndRows(exec(t, e, "SELECT gsum(s) FROM (SELECT k, CAST(SUM(v) AS BIGINT) AS s FROM kv GROUP BY k)")))
+	// an error of the table function names it
+	_, err := e.ExecuteSQL(context.Background(), "SELECT word FROM (VALUES ('bad')) AS t(s), LATERAL TABLE(split(s))")
+	require.ErrorContains(t, err, "Go table function 'split': bad line")
 }

@@ -44,6 +44,10 @@ func TestOverPlans(t *testing.T) {
 			[]string{"Deduplicate(keep=[LastRow], key=[k], order=[ROWTIME])"}},
 		{"stream dedup first", true, "SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts ASC) AS rn FROM ev) WHERE rn <= 1",
 			[]string{"Deduplicate(keep=[FirstRow], key=[k], order=[ROWTIME])"}},
+		{"stream over bounded", true, "SELECT k, AVG(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 10 PRECEDING AND CURRENT ROW) AS s FROM ev",
+			[]string{"window=[ ROWS BETWEEN 10 PRECEDING AND CURRENT ROW], select=[k, v, ts, AVG(v) AS w0$o0])"}},
+		{"stream top-n retract", true, "SELECT k, c FROM (SELECT k, c, ROW_NUMBER() OVER (ORDER BY c DESC) AS rn FROM (SELECT k, COUNT(*) AS c FROM ev GROUP BY k)) WHERE rn <= 1",
+			[]string{"Rank(strategy=[RetractStrategy], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd=1], partitionBy=[], orderBy=[c DESC], select=[k, c])", "Exchange(distribution=[single])"}},
 		{"stream over", true, "SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY ts) AS s FROM ev",
 			[]string{"OverAggregate(partitionBy=[k], orderBy=[ts ASC], window=[ RANG BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW], select=[k, v, ts, SUM(v) AS w0$o0])"}},
 		{"batch over", false, "SELECT k, v, COUNT(*) OVER (PARTITION BY k ORDER BY v ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS c FROM ev",
@@ -74,6 +78,22 @@ func TestOverResults(t *testing.T) {
 			[]string{"+I[a 1]", "+I[b 2]", "+I[a 3]", "-D[a 1]", "+I[a 2]", "+I[b 5]", "-D[a 2]", "+I[a 5]"}},
 		{"batch top-2", false, "SELECT * FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM ev) WHERE rn <= 2",
 			[]string{"+I[a 5 1]", "+I[a 3 2]", "+I[b 5 1]", "+I[b 2 2]"}},
+		{"stream top-1 over an aggregate", true, "SELECT k, c FROM (SELECT k, c, ROW_NUMBER() OVER (ORDER BY c DESC) AS rn FROM (SELECT k, COUNT(*) AS c FROM ev GROUP BY k)) WHERE rn <= 1",
+			[]string{"+I[a 1]", // b 1 ties with a 1 and ranks after it
+				"-D[a 1]", "+I[b 1]", // -U a 1
+				"-D[b 1]", "+I[a 2]", // +U a 2
+				"-D[a 2]", "+I[b 1]", "-D[b 1]", "+I[a 3]",
+				// -U b 1, +U b 2 do not change the top 1
+				"-D[a 3]", "+I[b 2]", "-D[b 2]", "+I[a 4]"}},
+		{"stream top-2 with rank over an aggregate", true, "SELECT * FROM (SELECT k, c, ROW_NUMBER() OVER (ORDER BY c DESC) AS rn FROM (SELECT k, COUNT(*) AS c FROM ev GROUP BY k)) WHERE rn <= 2",
+			[]string{"+I[a 1 1]", "+I[b 1 2]",
+				"-U[a 1 1]", "+U[b 1 1]", "-D[b 1 2]", // -U a 1
+				"-U[b 1 1]", "+U[a 2 1]", "+I[b 1 2]", // +U a 2
+				"-U[a 2 1]", "+U[b 1 1]", "-D[b 1 2]", // -U a 2
+				"-U[b 1 1]", "+U[a 3 1]", "+I[b 1 2]", // +U a 3
+				"-D[b 1 2]", "+I[b 2 2]", // -U b 1, +U b 2
+				"-U[a 3 1]", "+U[b 2 1]", "-D[b 2 2]", // -U a 3
+				"-U[b 2 1]", "+U[a 4 1]", "+I[b 2 2]"}}, // +U a 4
 		{"stream dedup last", true, "SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM ev) WHERE rn = 1",
 			[]string{"+I[a 1]", "+I[b 2]", "-U[a 1]", "+U[a 3]", "-U[a 3]", "+U[a 2]", "-U[b 2]", "+U[b 5]", "-U[a 2]", "+U[a 5]"}},
 		{"stream dedup first", true, "SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM ev) WHERE rn = 1",
@@ -84,6 +104,10 @@ func TestOverResults(t *testing.T) {
 			[]string{"+I[a 1 1 1]", "+I[b 2 2 1]", "+I[a 3 4 2]", "+I[a 2 6 3]", "+I[b 5 7 2]", "+I[a 5 11 4]"}},
 		{"batch over", false, "SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY ts) AS s, RANK() OVER (PARTITION BY k ORDER BY ts) AS r FROM ev",
 			[]string{"+I[a 1 1 1]", "+I[a 3 4 2]", "+I[a 2 6 3]", "+I[a 5 11 4]", "+I[b 2 2 1]", "+I[b 5 7 2]"}},
+		{"stream over rows 1 preceding", true, "SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s, MIN(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS m FROM ev",
+			[]string{"+I[a 1 1 1]", "+I[b 2 2 2]", "+I[a 3 4 1]", "+I[a 2 5 2]", "+I[b 5 7 2]", "+I[a 5 7 2]"}},
+		{"batch over rows 1 preceding", false, "SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s FROM ev",
+			[]string{"+I[a 1 1]", "+I[a 3 4]", "+I[a 2 5]", "+I[a 5 7]", "+I[b 2 2]", "+I[b 5 7]"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,7 +123,7 @@ func TestOverErrors(t *testing.T) {
 		sql, want string
 	}{
 		{true, "SELECT k, SUM(v) OVER (PARTITION BY k ORDER BY v) FROM ev", "OVER windows' ordering in stream mode must be defined on a time attribute."},
-		{false, "SELECT k, SUM(v) OVER (ORDER BY v ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM ev", "not supported yet: OVER frames"},
+		{false, "SELECT k, SUM(v) OVER (ORDER BY v RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) FROM ev", "not supported yet: OVER frames"},
 		{false, "SELECT k, ROW_NUMBER() OVER (PARTITION BY k) FROM ev", "requires an ORDER BY"},
 		{false, "SELECT k, LAG(v) OVER (ORDER BY v) FROM ev", "not supported yet: window function LAG"},
 		{false, "SELECT k, COUNT(*) OVER (ORDER BY v) FROM ev GROUP BY k, v", "not supported yet: OVER windows in this context"},
@@ -111,4 +135,14 @@ func TestOverErrors(t *testing.T) {
 			require.True(t, strings.Contains(err.Error(), tc.want), err.Error())
 		})
 	}
+}
+
+func TestOverSinkRejectsRankChanges(t *testing.T) {
+	e := overEnv(t, true)
+	exec(t, e, fmt.Sprintf("CREATE TABLE out (k STRING, v INT) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv')", t.TempDir()))
+	_, err := e.ExecuteSQL(t.Context(), "INSERT INTO out SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM ev) WHERE rn <= 2")
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "doesn't support consuming update and delete changes which is produced by node Rank(strategy=[AppendFastStrategy]")
+	// an OVER aggregation is insert-only
+	exec(t, e, "INSERT INTO out SELECT k, CAST(COUNT(*) OVER (PARTITION BY k ORDER BY ts) AS INT) FROM ev")
 }

@@ -113,6 +113,8 @@ func (e *TableEnvironment) execute(ctx context.Context, st ast.Statement, now ti
 		return e.dropCatalog(s)
 	case *ast.DescribeCatalog:
 		return e.describeCatalog(s)
+	case *ast.DescribeDatabase:
+		return e.describeDatabase(s) // describe_database.go
 	case *ast.ShowCreateCatalog:
 		return e.showCreateCatalog(s)
 	case *ast.AlterCatalog:
@@ -191,6 +193,12 @@ func (e *TableEnvironment) executeExplain(s *ast.Explain, now time.Time) (*Table
 		plan, err = e.validator(now).Query(inner.Query)
 	case *ast.Insert:
 		plan, err = e.validator(now).Insert(inner)
+	case *ast.StatementSet:
+		text, err := e.explainStatementSet(inner, s.Details, now) // explain_set.go
+		if err != nil {
+			return nil, err
+		}
+		return stringResult("result", []string{text}), nil
 	default:
 		return nil, unsupported("EXPLAIN %s", statementName(s.Statement))
 	}

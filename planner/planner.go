@@ -74,13 +74,11 @@ const (
 )
 
 // CheckExplainDetails validates EXPLAIN details before planning: unknown
-// ones are an error, and JSON_EXECUTION_PLAN is not supported yet.
+// ones are an error.
 func CheckExplainDetails(details []string) error {
 	for _, d := range details {
 		switch strings.ToUpper(d) {
-		case EstimatedCost, ChangelogMode, PlanAdvice:
-		case JSONExecutionPlan:
-			return fmt.Errorf("not supported yet: EXPLAIN %s", JSONExecutionPlan)
+		case EstimatedCost, ChangelogMode, PlanAdvice, JSONExecutionPlan:
 		default:
 			return fmt.Errorf("unknown EXPLAIN detail %q", d)
 		}
@@ -141,7 +139,11 @@ func ExplainWith(ast logical.Node, phys physical.Node, details []string, mb phys
 	b.WriteString("\n== Optimized Execution Plan ==\n")
 	b.WriteString(physical.ExplainStream(phys, physical.ExplainOptions{Execution: true}))
 	if json {
-		b.WriteString("\n== Physical Execution Plan ==\nnot supported yet: " + JSONExecutionPlan + "\n")
+		text, err := ExecutionPlanJSON(phys) // json_plan.go; callers check it first
+		if err != nil {
+			text = err.Error()
+		}
+		b.WriteString("\n== Physical Execution Plan ==\n" + text)
 	}
 	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 // aggregateNames are the built-in aggregate functions the engine runs.
 var aggregateNames = map[string]bool{
 	"COUNT": true, "SUM": true, "AVG": true, "MIN": true, "MAX": true,
+	"FIRST_VALUE": true, "LAST_VALUE": true,
 }
 
 // IsAggregate reports whether name is a built-in aggregate function.
@@ -58,6 +59,13 @@ func AggregateResultType(name string, args []types.Type, grouped bool) (types.Ty
 			return types.Type{}, CallError(name, args)
 		}
 		return a.WithNullable(nullable), nil
+	case "FIRST_VALUE", "LAST_VALUE":
+		// the first (last) non-NULL value; NULL when there is none
+		switch a.Kind {
+		case types.Array, types.Map, types.Row, types.Null:
+			return types.Type{}, CallError(name, args)
+		}
+		return a.WithNullable(true), nil
 	}
 	return types.Type{}, fmt.Errorf("No match found for function signature %s", name)
 }

@@ -336,3 +336,37 @@ func FromGo(name string, fn any) (*Definition, error) {
 	goFuncs.Store(def, fn)
 	return def, nil
 }
+
+// GoConverter converts between a Go type of FromGo's type table and the
+// canonical Go values of its SQL type; udf uses it for Go table and
+// aggregate functions.
+type GoConverter struct{ c *goConv }
+
+// NewGoConverter returns the converter of Go type rt, or an error starting
+// with "not supported yet: " for a type outside the table.
+func NewGoConverter(rt reflect.Type) (*GoConverter, error) {
+	c, err := convOf(rt)
+	if err != nil {
+		return nil, err
+	}
+	return &GoConverter{c: c}, nil
+}
+
+// Type is the SQL type (nullable).
+func (g *GoConverter) Type() types.Type { return g.c.t }
+
+// Pointer reports whether the Go type is a pointer (NULL is nil).
+func (g *GoConverter) Pointer() bool { return g.c.ptr }
+
+// ToGo converts a canonical value to a Go value; NULL becomes the zero
+// value of the type (nil for a pointer).
+func (g *GoConverter) ToGo(v any) (reflect.Value, error) {
+	if v == nil {
+		return reflect.Zero(g.c.rt), nil
+	}
+	return g.c.in(v)
+}
+
+// FromGo converts a Go value of the type to a canonical value (nil for a
+// nil pointer).
+func (g *GoConverter) FromGo(rv reflect.Value) (any, error) { return g.c.out(rv) }

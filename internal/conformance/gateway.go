@@ -62,6 +62,7 @@ func GatewayVariables(text, dir string) string {
 		"$VAR_STREAMING_PLAN_PATH", filepath.Join(dir, "plan.json"),
 		"$VAR_STREAMING_PATH", filepath.Join(dir, "streaming"),
 		"$VAR_BATCH_CTAS_PATH", filepath.Join(dir, "batch_ctas"),
+		"$VAR_BATCH_PATH2", filepath.Join(dir, "batch2"),
 		"$VAR_BATCH_PATH", filepath.Join(dir, "batch"),
 		"$VAR_REST_PORT", "18081",
 	).Replace(text)
@@ -206,6 +207,9 @@ func RunGatewayFile(ctx context.Context, text string) ([]Outcome, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
+	if err := makeDataDirs(dir); err != nil {
+		return nil, err
+	}
 	recs, err := ParseGateway(GatewayVariables(text, dir))
 	if err != nil {
 		return nil, err
@@ -221,7 +225,7 @@ func RunGatewayFile(ctx context.Context, text string) ([]Outcome, error) {
 		if res != nil {
 			_ = res.Close()
 		}
-		o := Outcome{Record: r, Actual: strings.TrimSuffix(actual, "\n"), Tag: tag}
+		o := Outcome{Record: r, Actual: BlankPlanIDs(strings.TrimSuffix(actual, "\n")), Tag: tag}
 		if errors.Is(err, core.ErrInternal) {
 			o.Internal = err
 		}
@@ -232,4 +236,16 @@ func RunGatewayFile(ctx context.Context, text string) ([]Outcome, error) {
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// makeDataDirs creates the data directories the $VAR_…_PATH variables
+// name: the harness hands the scripts fresh (existing, empty) temporary
+// directories (README, "Variables").
+func makeDataDirs(dir string) error {
+	for _, d := range []string{"streaming", "streaming2", "streaming3", "batch", "batch2"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -47,12 +47,15 @@ func (c OverCall) IsRanking() bool {
 // The frame always ends at the current row; it starts at the partition's
 // first row (UNBOUNDED PRECEDING). Rows selects a ROWS frame (peers of the
 // current row excluded), otherwise RANGE (peers included). Without order
-// keys the frame is the whole partition.
+// keys the frame is the whole partition. A Bounded ROWS frame starts
+// Preceding rows before the current row instead.
 type Window struct {
 	Input         Node
 	PartitionKeys []int
 	OrderKeys     []SortKey
 	Rows          bool
+	Bounded       bool
+	Preceding     int64
 	Calls         []OverCall
 	Out           types.Schema
 }
@@ -71,6 +74,9 @@ func (n *Window) WithChildren(ch []Node) Node { c := *n; c.Input = ch[0]; return
 func (n *Window) FrameString() string {
 	if len(n.OrderKeys) == 0 {
 		return "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
+	}
+	if n.Rows && n.Bounded {
+		return fmt.Sprintf("ROWS BETWEEN %d PRECEDING AND CURRENT ROW", n.Preceding)
 	}
 	if n.Rows {
 		return "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"

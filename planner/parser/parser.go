@@ -248,11 +248,20 @@ func isIdentTok(t token) bool {
 
 func (p *parser) atIdent() bool { return isIdentTok(p.tok()) }
 
+// simpleIdentifierTokens are the token kinds of Flink's grammar that can
+// be a simple identifier, in the order its "Was expecting one of" lists
+// print them.
+var simpleIdentifierTokens = []string{
+	"<BRACKET_QUOTED_IDENTIFIER>", "<QUOTED_IDENTIFIER>", "<BACK_QUOTED_IDENTIFIER>",
+	"<BIG_QUERY_BACK_QUOTED_IDENTIFIER>", "<HYPHENATED_IDENTIFIER>", "<IDENTIFIER>",
+	"<UNICODE_QUOTED_IDENTIFIER>",
+}
+
 // ident parses a simple identifier.
 func (p *parser) ident() (string, error) {
 	t := p.tok()
 	if !isIdentTok(t) {
-		return "", p.errUnexpected("<IDENTIFIER>", "<QUOTED_IDENTIFIER>")
+		return "", p.errUnexpected(simpleIdentifierTokens...)
 	}
 	p.p++
 	return t.text, nil
@@ -300,8 +309,8 @@ func (p *parser) parenIdentList() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.expectOp(")"); err != nil {
-		return nil, err
+	if !p.acceptOp(")") {
+		return nil, p.errUnexpected(`")"`, `","`) // after an identifier: close or continue
 	}
 	return l, nil
 }
@@ -325,7 +334,7 @@ func (p *parser) intLit() (int, error) {
 	n := 0
 	for _, c := range t.text {
 		n = n*10 + int(c-'0')
-		if n > 1<<30 {
+		if n > 1<<31-1 { // Java's int range, as Flink's parser
 			return 0, newError(t.pos, "Numeric literal '%s' out of range at line %d, column %d.", t.text, t.pos.Line, t.pos.Col)
 		}
 	}

@@ -152,8 +152,19 @@ func (p *parser) parseCreate() (ast.Statement, error) {
 		if st.Comment, st.HasComment, err = p.comment(); err != nil {
 			return nil, err
 		}
-		if err := p.expectKw("WITH"); err != nil {
-			return nil, err
+		// WITH (…) is optional in Flink's grammar (the catalog's options
+		// are then checked when it is created)
+		if p.tok().kind == tEOF || p.isOp(";") {
+			return st, nil
+		}
+		if !p.acceptKw("WITH") {
+			expecting := []string{`"WITH"`, `"COMMENT"`, `";"`}
+			if st.HasComment {
+				expecting = []string{`"WITH"`, `";"`}
+			}
+			e := p.errUnexpected(expecting...)
+			e.Expecting = append([]string{"<EOF> "}, e.Expecting...) // JavaCC prints no "..." after <EOF>
+			return nil, e
 		}
 		if st.Options, err = p.options(); err != nil {
 			return nil, err

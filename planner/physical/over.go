@@ -21,9 +21,12 @@ type OverAggregate struct {
 	PartitionKeys []int
 	OrderKeys     []logical.SortKey
 	Rows          bool
-	Calls         []logical.OverCall
-	Out           types.Schema
-	Streaming     bool
+	// Bounded ROWS frames start Preceding rows before the current row.
+	Bounded   bool
+	Preceding int64
+	Calls     []logical.OverCall
+	Out       types.Schema
+	Streaming bool
 	// Rowtime is set in streaming mode when the order key is an event-time
 	// attribute: rows are emitted in event-time order on watermarks.
 	Rowtime bool
@@ -43,6 +46,9 @@ type Rank struct {
 	OutputRank    bool
 	Out           types.Schema
 	Streaming     bool
+	// Retract is set in streaming mode over an updating input (Flink's
+	// RetractStrategy): the operator keeps every row of a partition.
+	Retract bool
 	// TieLast ranks a row before the rows it ties with: the batch form of
 	// keeping the last row by a time attribute (deduplication), so that
 	// batch and streaming agree on ties.
@@ -99,16 +105,14 @@ func (n *Deduplicate) Name() string { return "Deduplicate" }
 // Mode implements Node.
 func (n *OverAggregate) Mode() changelog.Mode { return changelog.InsertOnly }
 
-// Mode implements Node: in streaming mode +I/-D, or +I/-U/+U when the
-// rank number is output.
+// Mode implements Node: in streaming mode any change, as Flink declares
+// for every Rank (the operator emits +I/-D, or +I/-U/+U when the rank
+// number is output over an insert-only input).
 func (n *Rank) Mode() changelog.Mode {
 	if !n.Streaming {
 		return changelog.InsertOnly
 	}
-	if n.OutputRank {
-		return changelog.ModeInsert | changelog.ModeUpdateBefore | changelog.ModeUpdateAfter
-	}
-	return changelog.ModeInsert | changelog.ModeDelete
+	return changelog.All
 }
 
 // Mode implements Node: keeping the first row by processing time only
@@ -125,7 +129,8 @@ func (t *translator) over(x *logical.Window) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &OverAggregate{Input: in, PartitionKeys: x.PartitionKeys, OrderKeys: x.OrderKeys, Rows: x.Rows, Calls: x.Calls, Out: x.Out}, nil
+	return &OverAggregate{Input: in, PartitionKeys: x.PartitionKeys, OrderKeys: x.OrderKeys, Rows: x.Rows,
+		Bounded: x.Bounded, Preceding: x.Preceding, Calls: x.Calls, Out: x.Out}, nil
 }
 
 // topN turns Calc(rank <= N) over an OverAggregate computing one
@@ -345,10 +350,12 @@ func streamOver(n Node, conv []Node) (Node, error) {
 	in := conv[0]
 	switch x := n.(type) {
 	case *Rank:
-		if !in.Mode().IsInsertOnly() {
-			return nil, fmt.Errorf("not supported yet: Top-N over an updating input in streaming mode (RetractStrategy)")
-		}
 		ex := &Exchange{Input: in, Keys: append([]int(nil), x.PartitionKeys...)}
+		if !in.Mode().IsInsertOnly() {
+			c := *x
+			c.Input, c.Streaming, c.Retract, c.TieLast = ex, true, true, false
+			return &c, nil
+		}
 		if x.RankEnd == 1 && !x.OutputRank && len(x.OrderKeys) == 1 {
 			k := x.OrderKeys[0]
 			if ta := timeAttrOf(in, k.Index); ta != NoTime && len(x.PartitionKeys) > 0 {
@@ -388,7 +395,7 @@ func describeOver(n Node) string {
 			b.WriteString("partitionBy=[" + colNames(in, x.PartitionKeys) + "], ")
 		}
 		b.WriteString("orderBy=[" + orderBy(x.OrderKeys, in) + "], ")
-		w := &logical.Window{OrderKeys: x.OrderKeys, Rows: x.Rows}
+		w := &logical.Window{OrderKeys: x.OrderKeys, Rows: x.Rows, Bounded: x.Bounded, Preceding: x.Preceding}
 		b.WriteString("window=[ " + w.FrameString() + "], select=[")
 		sel := append([]string(nil), in...)
 		for i, c := range x.Calls {
@@ -408,7 +415,10 @@ func describeOver(n Node) string {
 	case *Rank:
 		in := uniquify(x.Input.Schema().Names())
 		var b strings.Builder
-		if x.Streaming {
+		switch {
+		case x.Retract:
+			b.WriteString("strategy=[RetractStrategy], ")
+		case x.Streaming:
 			b.WriteString("strategy=[AppendFastStrategy], ")
 		}
 		b.WriteString("rankType=[" + x.RankType + "], rankRange=[rankStart=1, rankEnd=" + strconv.FormatInt(x.RankEnd, 10) + "], ")

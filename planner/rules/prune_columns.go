@@ -181,6 +181,9 @@ func prune(n logical.Node, need []bool) (logical.Node, []int, bool) {
 	case *logical.Correlate:
 		return pruneCorrelate(x, need) // prune_correlate.go
 
+	case *logical.Window:
+		return pruneWindow(x, need) // prune_window.go
+
 	case *logical.Filter:
 		addRefs(need, x.Cond)
 		child, cmap, changed := prune(x.Input, need)

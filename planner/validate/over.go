@@ -27,7 +27,10 @@ type overSpec struct {
 	part  []int // indexes into pre
 	order []logical.SortKey
 	rows  bool
-	calls []logical.OverCall
+	// bounded: ROWS BETWEEN preceding PRECEDING AND CURRENT ROW
+	bounded   bool
+	preceding int64
+	calls     []logical.OverCall
 }
 
 // overRef stands for call j of spec i until the Window nodes are built.
@@ -108,12 +111,24 @@ func (b *binder) overCall(x *ast.FunctionCall) (logical.Expr, error) {
 		if f.End != nil {
 			end = f.End.Kind
 		}
-		if f.Start.Kind != ast.UnboundedPreceding || end != ast.CurrentRow {
-			return nil, unsupported("OVER frames other than UNBOUNDED PRECEDING to CURRENT ROW")
-		}
 		spec.rows = strings.EqualFold(f.Unit, "ROWS")
+		switch {
+		case end != ast.CurrentRow:
+			return nil, unsupported("OVER frames ending after the current row")
+		case f.Start.Kind == ast.UnboundedPreceding:
+		case f.Start.Kind == ast.CurrentRow && spec.rows:
+			spec.bounded = true
+		case f.Start.Kind == ast.Preceding && spec.rows:
+			n, err := intLiteral(f.Start.Offset, "ROWS PRECEDING offset")
+			if err != nil {
+				return nil, err
+			}
+			spec.bounded, spec.preceding = true, n
+		default:
+			return nil, unsupported("OVER frames other than UNBOUNDED PRECEDING or ROWS n PRECEDING to CURRENT ROW")
+		}
 	}
-	keyParts = append(keyParts, fmt.Sprint(spec.rows))
+	keyParts = append(keyParts, fmt.Sprint(spec.rows, spec.bounded, spec.preceding))
 	spec.key = strings.Join(keyParts, ",")
 
 	call := logical.OverCall{Name: name}
@@ -211,7 +226,7 @@ func (b *binder) finishOver(base logical.Node, exprs, hidden []logical.Expr) (lo
 	}
 	starts := make([]int, len(o.specs))
 	for i, s := range o.specs {
-		w := &logical.Window{Input: n, Rows: s.rows}
+		w := &logical.Window{Input: n, Rows: s.rows, Bounded: s.bounded, Preceding: s.preceding}
 		for _, p := range s.part {
 			w.PartitionKeys = append(w.PartitionKeys, col[p])
 		}

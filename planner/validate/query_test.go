@@ -232,7 +232,7 @@ func TestQueryErrors(t *testing.T) {
 		{"VALUES (1), (1, 2)", "same number of columns"},
 		{"SELECT a FROM t WHERE a", "WHERE clause must be a boolean expression"},
 		{"SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE))", "Unknown identifier 'ts'"}, // window.go: t has no column ts
-		{"SELECT a, SUM(a) OVER (ORDER BY a ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t", "not supported yet: OVER frames"},
+		{"SELECT a, SUM(a) OVER (ORDER BY a RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t", "not supported yet: OVER frames"},
 		{"SELECT a + 'x' FROM t", "Cannot apply '+'"},
 		{"SELECT DISTINCT a FROM t ORDER BY b", "Expression 'b' is not in the select clause"},
 		{"SELECT a FROM t ORDER BY 5", "Ordinal out of range"},

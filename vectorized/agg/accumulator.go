@@ -99,6 +99,14 @@ func ResultType(name string, argTypes []arrow.DataType) (arrow.DataType, error) 
 		}
 		return arrow.PrimitiveTypes.Int64, nil
 	case FuncSum, FuncAvg, FuncMin, FuncMax:
+	case FuncFirstValue, FuncLastValue: // first_last.go
+		if len(argTypes) != 1 {
+			return nil, fmt.Errorf("agg: %s takes one argument, got %d", name, len(argTypes))
+		}
+		if t, ok := firstLastType(argTypes[0]); ok {
+			return t, nil
+		}
+		return nil, fmt.Errorf("agg: %s of %s: %w", name, argTypes[0], ErrNotSupported)
 	default:
 		return nil, fmt.Errorf("agg: aggregate function %s: %w", name, ErrNotSupported)
 	}
@@ -163,6 +171,11 @@ func NewAccumulator(name string, argTypes []arrow.DataType, resultType arrow.Dat
 		acc, err = newAvg(argTypes[0], want)
 	case FuncMin, FuncMax:
 		acc, err = newMinMax(argTypes[0], name == FuncMax)
+	case FuncFirstValue, FuncLastValue:
+		if distinct {
+			return nil, fmt.Errorf("agg: %s(DISTINCT …): %w", name, ErrNotSupported)
+		}
+		return newFirstLast(argTypes[0], name == FuncLastValue, false)
 	}
 	if err != nil {
 		return nil, err

@@ -78,6 +78,11 @@ func NewStepper(name string, argTypes []arrow.DataType, resultType arrow.DataTyp
 		s, err = newSumStep(argTypes[0], want, true)
 	case FuncMin, FuncMax:
 		s, err = newMinMaxStep(argTypes[0], name == FuncMax, retract)
+	case FuncFirstValue, FuncLastValue: // first_last.go
+		if distinct {
+			return nil, fmt.Errorf("agg: %s(DISTINCT …): %w", name, ErrNotSupported)
+		}
+		return newFirstLast(argTypes[0], name == FuncLastValue, retract)
 	default:
 		err = fmt.Errorf("agg: streaming %s: %w", name, ErrNotSupported)
 	}

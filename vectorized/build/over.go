@@ -15,7 +15,7 @@ func (b *builder) buildOver(n physical.Node, ch []runner, out *arrow.Schema) (r 
 	name := n.Name()
 	switch n := n.(type) {
 	case *physical.OverAggregate:
-		op, err := ops.NewOverAggregate(ops.OverSpec{Partition: n.PartitionKeys, Order: n.OrderKeys, Rows: n.Rows, Calls: n.Calls,
+		op, err := ops.NewOverAggregate(ops.OverSpec{Partition: n.PartitionKeys, Order: n.OrderKeys, Rows: n.Rows, Bounded: n.Bounded, Preceding: n.Preceding, Calls: n.Calls,
 			In: n.Input.Schema(), Out: n.Out, Arrow: out, Streaming: n.Streaming, Rowtime: n.Rowtime})
 		if err != nil {
 			return nil, true, fmt.Errorf("%s: %w", name, err)
@@ -23,6 +23,9 @@ func (b *builder) buildOver(n physical.Node, ch []runner, out *arrow.Schema) (r 
 		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
 	case *physical.Rank:
 		op := ops.NewRank(n.PartitionKeys, n.OrderKeys, n.RankEnd, n.OutputRank, n.Streaming, n.TieLast, n.Input.Schema(), n.Out, out)
+		if n.Retract {
+			op.SetRetract()
+		}
 		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
 	case *physical.Deduplicate:
 		op := ops.NewDeduplicate(n.Keys, n.KeepLast, n.Rowtime, n.TimeCol, n.Input.Schema(), out)

@@ -20,8 +20,12 @@ type OverSpec struct {
 	Partition []int
 	Order     []logical.SortKey
 	// Rows selects a ROWS frame (else RANGE: peers share their values).
-	Rows  bool
-	Calls []logical.OverCall
+	Rows bool
+	// Bounded ROWS frames hold the current row and Preceding rows before
+	// it.
+	Bounded   bool
+	Preceding int64
+	Calls     []logical.OverCall
 	// In and Out are the input and output column types; Arrow is the
 	// output's Arrow schema (nil: derived from Out).
 	In, Out types.Schema
@@ -53,6 +57,7 @@ type overPart struct {
 	dense  int64
 	last   []any // last row (peer detection)
 	inited bool
+	window [][]any // bounded ROWS frames: the rows of the frame
 }
 
 var _ vectorized.Operator = (*OverAggregate)(nil)
@@ -254,8 +259,30 @@ func (o *OverAggregate) emitGroup(g [][]any) error {
 	}
 	// ranks: a new peer group starts unless it equals the last row
 	newPeer := !p.inited || o.order.compare(p.last, g[0]) != 0
+	if o.spec.Bounded {
+		// a ROWS frame of the last Preceding+1 rows: recompute
+		p.window = append(p.window, g[0])
+		if int64(len(p.window)) > o.spec.Preceding+1 {
+			p.window = p.window[1:]
+		}
+		for idx, c := range o.spec.Calls {
+			if c.IsRanking() {
+				continue
+			}
+			p.accs[idx] = &overAcc{name: c.Name, argT: p.accs[idx].argT, resT: c.T}
+			for _, r := range p.window {
+				var v any
+				if len(c.Args) == 1 {
+					v = r[c.Args[0]]
+				}
+				if err := p.accs[idx].add(v); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	for idx, c := range o.spec.Calls {
-		if c.IsRanking() {
+		if c.IsRanking() || o.spec.Bounded {
 			continue
 		}
 		for _, r := range g {

@@ -141,6 +141,7 @@ type Rank struct {
 	outputRank bool
 	streaming  bool
 	tieLast    bool
+	retract    bool
 	in         types.Schema
 	buf        rowBuffer
 	parts      map[string]*[][]any
@@ -157,6 +158,14 @@ func NewRank(partition []int, order []logical.SortKey, rankEnd int64, outputRank
 	return &Rank{part: partition, order: newRowOrder(order, in), n: int(rankEnd), outputRank: outputRank, streaming: streaming, tieLast: tieLast,
 		in: in, buf: rowBuffer{schema: outTypes, out: out}, parts: map[string]*[][]any{}}
 }
+
+// SetRetract makes a streaming Rank accept an updating input (Flink's
+// RetractStrategy): it keeps every row of a partition and, for each input
+// change, emits the difference between the top N before and after it:
+// -D of the rows that left and +I of the rows that entered, or with the
+// rank number -U/+U for every rank position whose row changed, +I for a
+// new position and -D for a vanished one.
+func (r *Rank) SetRetract() { r.retract = true }
 
 // Open implements vectorized.Operator.
 func (r *Rank) Open(context.Context) error {
@@ -182,6 +191,10 @@ func (r *Rank) Process(ctx context.Context, b vectorized.Batch, out vectorized.C
 		return nil
 	}
 	for i, row := range types.RecordRows(b.Rec, r.in) {
+		if r.retract {
+			r.change(row, b.Kind(i).IsRetraction())
+			continue
+		}
 		if b.Kind(i).IsRetraction() || b.Kind(i) == changelog.UpdateAfter {
 			return fmt.Errorf("not supported yet: Top-N over an updating input")
 		}
@@ -243,6 +256,95 @@ func (r *Rank) insert(row []any) {
 		rows = rows[:r.n]
 	}
 	*p = rows
+}
+
+// change applies one change of an updating input (retract: remove the
+// row) and emits the difference of the partition's top N.
+func (r *Rank) change(row []any, retract bool) {
+	k := keyOf(row, r.part)
+	p, ok := r.parts[k]
+	if !ok {
+		if retract {
+			return
+		}
+		p = &[][]any{}
+		r.parts[k] = p
+		r.seen = append(r.seen, k)
+	}
+	rows := *p
+	before := append([][]any(nil), rows[:min(len(rows), r.n)]...)
+	if retract {
+		id := keyOf(row, allCols(len(row)))
+		at := -1
+		for i, x := range rows {
+			if keyOf(x, allCols(len(x))) == id {
+				at = i
+				break
+			}
+		}
+		if at < 0 {
+			return // not in the state (as Flink, ignore)
+		}
+		rows = append(rows[:at], rows[at+1:]...)
+	} else {
+		lo, hi := 0, len(rows)
+		for lo < hi {
+			m := (lo + hi) / 2
+			if r.order.compare(rows[m], row) <= 0 {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		rows = append(rows, nil)
+		copy(rows[lo+1:], rows[lo:])
+		rows[lo] = row
+	}
+	*p = rows
+	after := rows[:min(len(rows), r.n)]
+	same := func(a, b []any) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
+	if r.outputRank {
+		for i := 0; i < max(len(before), len(after)); i++ {
+			switch {
+			case i < len(before) && i < len(after):
+				if !same(before[i], after[i]) {
+					r.buf.add(changelog.UpdateBefore, r.withRank(before[i], i+1))
+					r.buf.add(changelog.UpdateAfter, r.withRank(after[i], i+1))
+				}
+			case i < len(after):
+				r.buf.add(changelog.Insert, r.withRank(after[i], i+1))
+			default:
+				r.buf.add(changelog.Delete, r.withRank(before[i], i+1))
+			}
+		}
+		return
+	}
+	in := func(x []any, set [][]any) bool {
+		for _, y := range set {
+			if same(x, y) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, x := range before {
+		if !in(x, after) {
+			r.buf.add(changelog.Delete, x)
+		}
+	}
+	for _, x := range after {
+		if !in(x, before) {
+			r.buf.add(changelog.Insert, x)
+		}
+	}
+}
+
+func allCols(n int) []int {
+	c := make([]int, n)
+	for i := range c {
+		c[i] = i
+	}
+	return c
 }
 
 // OnMarker implements vectorized.Operator.
