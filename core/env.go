@@ -36,6 +36,9 @@ import (
 // InBatchMode or InStreamingMode and refine with WithOption.
 type EnvironmentSettings struct {
 	options map[string]string
+	// configFile is the YAML configuration file read below options
+	// (WithConfigFile; config_file.go); "" for none.
+	configFile string
 }
 
 // InBatchMode returns settings for batch execution
@@ -60,7 +63,8 @@ func (s EnvironmentSettings) WithOption(key, value string) EnvironmentSettings {
 		m[k] = v
 	}
 	m[key] = value
-	return EnvironmentSettings{options: m}
+	s.options = m
+	return s
 }
 
 // TableEnvironment is a session: a configuration, a catalog manager and the
@@ -92,7 +96,7 @@ type TableEnvironment struct {
 // NewTableEnvironment returns a new session. An invalid option in settings
 // does not panic: every statement of the session then fails with it.
 func NewTableEnvironment(settings EnvironmentSettings) *TableEnvironment {
-	cfg, err := config.New(settings.options)
+	cfg, err := newSessionConfig(settings) // config_file.go
 	if err != nil {
 		cfg, _ = config.New(nil)
 	}

@@ -17,7 +17,7 @@ import (
 func (e *TableEnvironment) execute(ctx context.Context, st ast.Statement, now time.Time) (*TableResult, error) {
 	if e.cfg.SQLDialect() == "hive" {
 		switch st.(type) {
-		case *ast.Set, *ast.Reset:
+		case *ast.Set, *ast.Reset, *ast.ShowEffectiveConfiguration:
 		default:
 			return nil, unsupported("the Hive dialect (SET 'table.sql-dialect' = 'default')")
 		}
@@ -89,6 +89,8 @@ func (e *TableEnvironment) execute(ctx context.Context, st ast.Statement, now ti
 		return stringResult("current catalog name", []string{e.cat.CurrentCatalog()}), nil
 	case *ast.ShowCurrentDatabase:
 		return stringResult("current database name", []string{e.cat.CurrentDatabase()}), nil
+	case *ast.ShowEffectiveConfiguration:
+		return e.effectiveConfigResult(), nil // config_file.go
 	case *ast.ShowFunctions:
 		return e.showFunctionList(s)
 	case *ast.ShowColumns:

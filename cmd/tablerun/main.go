@@ -4,6 +4,7 @@
 //	tablerun                                  the interactive SQL client
 //	tablerun -f script.sql [-i init.sql] [--keep-going] [-D key=value ...]
 //	tablerun -e "SELECT 1 + 1" [--format tableau|csv|json|arrow]
+//	tablerun --config conf.yaml --print-config   the effective configuration
 //	tablerun kernel install | kernel --connection-file F   the Jupyter kernel
 //
 // Sessions start in streaming mode (execution.runtime-mode = STREAMING),
@@ -19,6 +20,14 @@
 // runs on and the exit code is still 1. Parse errors report lines and
 // columns relative to the script file. Without -f or -e the interactive
 // shell starts (internal/shell).
+//
+// Configuration file: --config <file>, or else $TABLERUN_CONF_DIR/config.yaml
+// when that variable is set, is a YAML file with Flink's option keys (flat
+// or nested maps, as Flink's config.yaml). Precedence, lowest first:
+// defaults < the file < -D (and the CLI's own tableau result mode) < SET.
+// --print-config prints the effective configuration (SHOW EFFECTIVE
+// CONFIGURATION: key | value | source) after -i; alone it then exits, with
+// -f/-e the statements run after it.
 package main
 
 import (
@@ -32,6 +41,7 @@ import (
 	"strings"
 
 	"github.com/tablerun/tablerun/core"
+	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/internal/kernel"
 	"github.com/tablerun/tablerun/internal/shell"
 	"github.com/tablerun/tablerun/planner/parser"
@@ -75,6 +85,10 @@ Without -f or -e it starts the interactive SQL client.
   -i <init.sql>     run a script silently first (its errors abort)
   --keep-going      run on after a failing statement (the exit code is still 1)
   -D key=value      set an initial session option (repeatable)
+  --config <file>   read initial options from a YAML file with Flink's keys
+                    (default: $TABLERUN_CONF_DIR/config.yaml if the variable is set)
+  --print-config    print the effective configuration with each value's source
+                    (default, file, creation, set); alone it then exits
   --format F        result format of -f/-e: tableau (default), csv, json, arrow
 `
 
@@ -90,6 +104,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", shell.FormatTableau, "result format of -f/-e: tableau, csv, json, arrow")
 	var opts options
 	fs.Var(&opts, "D", "key=value")
+	configFile := fs.String("config", "", "YAML configuration file")
+	printConfig := fs.Bool("print-config", false, "print the effective configuration")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -102,6 +118,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	interactive := *file == "" && *exec == ""
 	settings := core.InStreamingMode()
+	if *configFile == "" {
+		*configFile = config.DefaultFile()
+	}
+	settings = settings.WithConfigFile(*configFile)
 	if !interactive {
 		settings = settings.WithOption("sql-client.execution.result-mode", "tableau")
 	}
@@ -120,6 +140,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		if !runScript(ctx, env, string(text), io.Discard, stdout, false, shell.FormatTableau) {
 			return 1
+		}
+	}
+	if *printConfig {
+		if !runScript(ctx, env, "SHOW EFFECTIVE CONFIGURATION;", stdout, stderr, false, shell.FormatTableau) {
+			return 1
+		}
+		if interactive {
+			return 0
 		}
 	}
 	if interactive {

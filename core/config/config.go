@@ -187,32 +187,33 @@ type Config struct {
 	initial map[string]string
 	// set holds the explicitly present options.
 	set map[string]string
+	// src and initialSrc record where each option of set and initial came
+	// from (see Effective).
+	src        map[string]Source
+	initialSrc map[string]Source
 }
 
 // New returns a configuration whose explicitly present options are
 // initial (validated; an invalid initial value is an error). RESET returns
 // to these values.
 func New(initial map[string]string) (*Config, error) {
-	c := &Config{initial: map[string]string{}, set: map[string]string{}}
-	for k, v := range initial {
-		if err := c.Set(k, v); err != nil {
-			return nil, err
-		}
-	}
-	for k, v := range c.set {
-		c.initial[k] = v
-	}
-	return c, nil
+	return NewWithFile(nil, initial)
 }
 
 // Clone returns an independent copy of c.
 func (c *Config) Clone() *Config {
-	n := &Config{initial: map[string]string{}, set: map[string]string{}}
+	n := newEmpty()
 	for k, v := range c.initial {
 		n.initial[k] = v
 	}
 	for k, v := range c.set {
 		n.set[k] = v
+	}
+	for k, v := range c.src {
+		n.src[k] = v
+	}
+	for k, v := range c.initialSrc {
+		n.initialSrc[k] = v
 	}
 	return n
 }
@@ -232,6 +233,7 @@ func (c *Config) Set(key, value string) error {
 		return err
 	}
 	c.set[key] = value
+	c.src[key] = SourceSet
 	return nil
 }
 
@@ -240,16 +242,20 @@ func (c *Config) Set(key, value string) error {
 func (c *Config) Reset(key string) {
 	if v, ok := c.initial[key]; ok {
 		c.set[key] = v
+		c.src[key] = c.initialSrc[key]
 		return
 	}
 	delete(c.set, key)
+	delete(c.src, key)
 }
 
 // ResetAll restores every option to the session's initial values.
 func (c *Config) ResetAll() {
 	c.set = map[string]string{}
+	c.src = map[string]Source{}
 	for k, v := range c.initial {
 		c.set[k] = v
+		c.src[k] = c.initialSrc[k]
 	}
 }
 

@@ -1077,6 +1077,12 @@ func (p *parser) parseShow() (ast.Statement, error) {
 			return nil, unsupported(p.tok().pos, "SHOW CREATE MATERIALIZED TABLE")
 		}
 		return nil, p.errUnexpected(`"TABLE"`, `"VIEW"`, `"CATALOG"`)
+	case "EFFECTIVE":
+		// tablerun's own statement (planner/ast/stmt_config.go).
+		if err := p.expectKw("CONFIGURATION"); err != nil {
+			return nil, err
+		}
+		return &ast.ShowEffectiveConfiguration{Pos: pos}, nil
 	case "JOBS":
 		return &ast.ShowJobs{Pos: pos}, nil
 	case "JARS":
