@@ -295,7 +295,11 @@ func (c *File) readObject(db, name string) (Object, error) {
 }
 
 // ListObjects implements Catalog.
-func (c *File) ListObjects(db string) ([]string, error) {
+func (c *File) ListObjects(db string) ([]string, error) { return c.listDB(db, "objects") }
+
+// listDB lists the documents of one kind (the subdirectory sub: "objects"
+// or "functions") of database db, under the catalog's lock.
+func (c *File) listDB(db, sub string) ([]string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	exists, err := c.dbExists(db)
@@ -305,11 +309,15 @@ func (c *File) ListObjects(db string) ([]string, error) {
 	if !exists {
 		return nil, DatabaseNotExist(c.name, db)
 	}
-	return c.listObjects(db)
+	return c.listDocs(db, sub)
 }
 
-func (c *File) listObjects(db string) ([]string, error) {
-	dir := filepath.Join(c.dbDir(db), "objects")
+func (c *File) listObjects(db string) ([]string, error) { return c.listDocs(db, "objects") }
+
+// listDocs returns the unescaped names of the JSON documents in the
+// subdirectory sub of database db, sorted; a missing directory is empty.
+func (c *File) listDocs(db, sub string) ([]string, error) {
+	dir := filepath.Join(c.dbDir(db), sub)
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 )
 
@@ -88,41 +87,9 @@ func (c *File) functionFile(db, name string) string {
 }
 
 // ListFunctions implements FunctionStore.
-func (c *File) ListFunctions(db string) ([]string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	exists, err := c.dbExists(db)
-	if err != nil {
-		return nil, err
-	}
-	if !exists {
-		return nil, DatabaseNotExist(c.name, db)
-	}
-	return c.listFunctions(db)
-}
+func (c *File) ListFunctions(db string) ([]string, error) { return c.listDB(db, "functions") }
 
-func (c *File) listFunctions(db string) ([]string, error) {
-	dir := filepath.Join(c.dbDir(db), "functions")
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, ioErr(c.name, dir, err)
-	}
-	var out []string
-	for _, e := range entries {
-		n := e.Name()
-		if e.IsDir() || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".json") {
-			continue
-		}
-		if name, ok := unescapeName(strings.TrimSuffix(n, ".json")); ok {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
+func (c *File) listFunctions(db string) ([]string, error) { return c.listDocs(db, "functions") }
 
 // GetFunction implements FunctionStore.
 func (c *File) GetFunction(db, name string) (*Function, error) {
