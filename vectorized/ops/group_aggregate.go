@@ -218,37 +218,10 @@ func (h *GroupAggregate) Process(ctx context.Context, b vectorized.Batch, out ve
 	}
 
 	// Every aggregate steps through the batch in row order.
-	vals := make([]arrow.Array, len(h.steps))
-	defer func() {
-		for _, v := range vals {
-			if v != nil {
-				v.Release()
-			}
-		}
-	}()
-	for j := range h.steps {
-		s := &h.steps[j]
-		for k, c := range s.args {
-			s.argBuf[k] = rec.Column(c)
-		}
-		var filter *array.Boolean
-		if s.filter >= 0 {
-			f, ok := rec.Column(s.filter).(*array.Boolean)
-			if !ok {
-				return fmt.Errorf("internal: aggregate filter column $%d is %s", s.filter, rec.Column(s.filter).DataType())
-			}
-			filter = f
-		}
-		if s.nullsCount {
-			s.ops = agg.StepOps(s.ops, h.base, nil, filter)
-		} else {
-			s.ops = agg.StepOps(s.ops, h.base, s.argBuf, filter)
-		}
-		v, err := s.step.Step(vectorized.Mem, ids, s.ops, s.argBuf, h.changed)
-		if err != nil {
-			return err
-		}
-		vals[j] = v
+	vals, err := h.stepAggregates(rec, ids)
+	defer releaseArrays(vals)
+	if err != nil {
+		return err
 	}
 
 	// The changelog, per input row.
@@ -330,4 +303,46 @@ func (h *GroupAggregate) Close() error {
 	h.table = nil
 	h.steps = nil
 	return nil
+}
+
+// stepAggregates steps every aggregate through the rows of rec in row
+// order (ids are the rows' groups, h.base their +/- operations) and returns
+// each aggregate's value before and after every row; the caller releases
+// the arrays, also after an error.
+func (h *GroupAggregate) stepAggregates(rec arrow.RecordBatch, ids []uint32) ([]arrow.Array, error) {
+	vals := make([]arrow.Array, len(h.steps))
+	for j := range h.steps {
+		s := &h.steps[j]
+		for k, c := range s.args {
+			s.argBuf[k] = rec.Column(c)
+		}
+		var filter *array.Boolean
+		if s.filter >= 0 {
+			f, ok := rec.Column(s.filter).(*array.Boolean)
+			if !ok {
+				return vals, fmt.Errorf("internal: aggregate filter column $%d is %s", s.filter, rec.Column(s.filter).DataType())
+			}
+			filter = f
+		}
+		if s.nullsCount {
+			s.ops = agg.StepOps(s.ops, h.base, nil, filter)
+		} else {
+			s.ops = agg.StepOps(s.ops, h.base, s.argBuf, filter)
+		}
+		v, err := s.step.Step(vectorized.Mem, ids, s.ops, s.argBuf, h.changed)
+		if err != nil {
+			return vals, err
+		}
+		vals[j] = v
+	}
+	return vals, nil
+}
+
+// releaseArrays releases the non-nil arrays of as.
+func releaseArrays(as []arrow.Array) {
+	for _, a := range as {
+		if a != nil {
+			a.Release()
+		}
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/tablerun/tablerun/core/changelog"
 	"github.com/tablerun/tablerun/core/types"
@@ -250,37 +249,10 @@ func (m *MiniBatchGroupAggregate) bundle(ctx context.Context, b vectorized.Batch
 		h.rows[g]--
 	}
 
-	vals := make([]arrow.Array, len(h.steps))
-	defer func() {
-		for _, v := range vals {
-			if v != nil {
-				v.Release()
-			}
-		}
-	}()
-	for j := range h.steps {
-		s := &h.steps[j]
-		for k, c := range s.args {
-			s.argBuf[k] = rec.Column(c)
-		}
-		var filter *array.Boolean
-		if s.filter >= 0 {
-			f, ok := rec.Column(s.filter).(*array.Boolean)
-			if !ok {
-				return fmt.Errorf("internal: aggregate filter column $%d is %s", s.filter, rec.Column(s.filter).DataType())
-			}
-			filter = f
-		}
-		if s.nullsCount {
-			s.ops = agg.StepOps(s.ops, h.base, nil, filter)
-		} else {
-			s.ops = agg.StepOps(s.ops, h.base, s.argBuf, filter)
-		}
-		v, err := s.step.Step(vectorized.Mem, ids, s.ops, s.argBuf, h.changed)
-		if err != nil {
-			return err
-		}
-		vals[j] = v
+	vals, err := h.stepAggregates(rec, ids)
+	defer releaseArrays(vals)
+	if err != nil {
+		return err
 	}
 	cmps := make([]func(i, j int) bool, len(vals))
 	for j, v := range vals {
