@@ -11,6 +11,8 @@ import (
 var aggregateNames = map[string]bool{
 	"COUNT": true, "SUM": true, "AVG": true, "MIN": true, "MAX": true,
 	"FIRST_VALUE": true, "LAST_VALUE": true,
+	"STDDEV_POP": true, "STDDEV_SAMP": true, "STDDEV": true,
+	"VAR_POP": true, "VAR_SAMP": true, "VARIANCE": true, "LISTAGG": true,
 }
 
 // IsAggregate reports whether name is a built-in aggregate function.
@@ -28,10 +30,16 @@ func IsAggregate(name string) bool { return aggregateNames[strings.ToUpper(name)
 //	AVG(FLOAT/DOUBLE)             the same type
 //	AVG(DECIMAL(p, s))            DECIMAL(38, max(s, 6))
 //	MIN/MAX(T)                    T
+//	STDDEV_POP/STDDEV_SAMP/STDDEV/VAR_POP/VAR_SAMP/VARIANCE
+//	                              as AVG, always nullable
+//	LISTAGG(STRING[, STRING])     STRING (nullable)
 func AggregateResultType(name string, args []types.Type, grouped bool) (types.Type, error) {
 	name = strings.ToUpper(name)
 	if name == "COUNT" {
 		return types.BigIntT.WithNullable(false), nil
+	}
+	if name == "LISTAGG" {
+		return listAggResultType(args)
 	}
 	if len(args) != 1 {
 		return types.Type{}, fmt.Errorf("Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
@@ -59,6 +67,16 @@ func AggregateResultType(name string, args []types.Type, grouped bool) (types.Ty
 			return types.Type{}, CallError(name, args)
 		}
 		return a.WithNullable(nullable), nil
+	case "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE":
+		// Calcite's AVG_AGG_FUNCTION return type with Flink's type system,
+		// as AVG; VAR_SAMP / STDDEV_SAMP of one row are NULL
+		switch {
+		case a.IsInteger() || a.IsApprox():
+			return a.WithNullable(true), nil
+		case a.Kind == types.Decimal:
+			return types.DecimalOf(types.MaxDecimalPrecision, max(a.Scale, 6)).WithNullable(true), nil
+		}
+		return types.Type{}, CallError(name, args)
 	case "FIRST_VALUE", "LAST_VALUE":
 		// the first (last) non-NULL value; NULL when there is none
 		switch a.Kind {
@@ -68,4 +86,18 @@ func AggregateResultType(name string, args []types.Type, grouped bool) (types.Ty
 		return a.WithNullable(true), nil
 	}
 	return types.Type{}, fmt.Errorf("No match found for function signature %s", name)
+}
+
+// listAggResultType types LISTAGG(expr [, separator]): both character
+// strings; the result is STRING, NULL for a group without non-NULL values.
+func listAggResultType(args []types.Type) (types.Type, error) {
+	if len(args) != 1 && len(args) != 2 {
+		return types.Type{}, fmt.Errorf("Invalid number of arguments to function 'LISTAGG'. Was expecting 1 or 2 arguments")
+	}
+	for _, a := range args {
+		if !a.IsString() && a.Kind != types.Null {
+			return types.Type{}, CallError("LISTAGG", args)
+		}
+	}
+	return types.StringT.WithNullable(true), nil
 }

@@ -55,5 +55,6 @@ func Builtins() *Registry {
 	registerMath(r)
 	registerTemporal(r)
 	registerMisc(r)
+	registerJSON(r) // builtins_json.go
 	return r
 }

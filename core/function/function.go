@@ -76,8 +76,7 @@ type Definition struct {
 	NullOnNull bool
 	// Nondeterministic marks RAND, NOW, UUID, …: never constant-folded.
 	Nondeterministic bool
-	// Syntax marks operators and special forms that SHOW FUNCTIONS lists
-	// by their SQL spelling.
+	// Doc is the documentation record shown by SHOW/DESCRIBE FUNCTION.
 	Doc Doc
 }
 

@@ -104,7 +104,7 @@ func (b *binder) aggCall(fc *ast.FunctionCall) (logical.Expr, error) {
 	} else if name != "COUNT" {
 		return nil, posErr(fc.Pos, "Only COUNT accepts * as argument")
 	}
-	if name != "COUNT" && len(args) != 1 {
+	if name != "COUNT" && len(args) != 1 && !(name == "LISTAGG" && len(args) == 2) {
 		return nil, posErr(fc.Pos, "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
 	}
 	if name == "COUNT" && len(args) == 0 && !fc.Star {

@@ -332,6 +332,8 @@ func (b *binder) expr(e ast.Expr) (logical.Expr, error) {
 			return nil, err
 		}
 		return fieldAccess(x.Pos, base, x.Field)
+	case *ast.JSONCall:
+		return b.jsonCall(x) // json.go
 	case *ast.GroupingSets:
 		return nil, unsupported("GROUPING SETS, ROLLUP and CUBE")
 	case *ast.TableArg, *ast.Descriptor, *ast.NamedArg:

@@ -99,6 +99,19 @@ func ResultType(name string, argTypes []arrow.DataType) (arrow.DataType, error) 
 		}
 		return arrow.PrimitiveTypes.Int64, nil
 	case FuncSum, FuncAvg, FuncMin, FuncMax:
+	case FuncStddevPop, FuncStddevSamp, FuncStddev, FuncVarPop, FuncVarSamp, FuncVariance: // stddev.go
+		if len(argTypes) != 1 {
+			return nil, fmt.Errorf("agg: %s takes one argument, got %d", name, len(argTypes))
+		}
+		if t, ok := statResultType(argTypes[0]); ok {
+			return t, nil
+		}
+		return nil, fmt.Errorf("agg: %s of %s: %w", name, argTypes[0], ErrNotSupported)
+	case FuncListAgg: // listagg.go
+		if !listAggTypesOK(argTypes) {
+			return nil, fmt.Errorf("agg: LISTAGG(%s): %w", typeList(argTypes), ErrNotSupported)
+		}
+		return arrow.BinaryTypes.String, nil
 	case FuncFirstValue, FuncLastValue: // first_last.go
 		if len(argTypes) != 1 {
 			return nil, fmt.Errorf("agg: %s takes one argument, got %d", name, len(argTypes))
@@ -141,7 +154,8 @@ func ResultType(name string, argTypes []arrow.DataType) (arrow.DataType, error) 
 }
 
 // NewAccumulator returns the accumulator of the aggregate function name
-// (COUNT, COUNT_STAR, SUM, AVG, MIN, MAX; case-insensitive) over arguments
+// (COUNT, COUNT_STAR, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, the
+// variance family of stddev.go and LISTAGG; case-insensitive) over arguments
 // of argTypes. resultType must be the Flink result type (see ResultType) or
 // nil to take it from there. distinct makes it an aggregate over distinct
 // argument values per group (COUNT(DISTINCT x)). Combinations not handled
@@ -176,6 +190,12 @@ func NewAccumulator(name string, argTypes []arrow.DataType, resultType arrow.Dat
 			return nil, fmt.Errorf("agg: %s(DISTINCT …): %w", name, ErrNotSupported)
 		}
 		return newFirstLast(argTypes[0], name == FuncLastValue, false)
+	case FuncListAgg:
+		acc, err = newListAgg(argTypes)
+	default:
+		if isStatFunc(name) {
+			acc, err = newStat(name, argTypes[0], want)
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -49,7 +49,8 @@ type Stepper interface {
 }
 
 // NewStepper returns the streaming accumulator of the aggregate function
-// name (COUNT, COUNT_STAR, SUM, AVG, MIN, MAX; case-insensitive) over
+// name (COUNT, COUNT_STAR, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, the
+// variance family of stddev.go and LISTAGG, all retractable; case-insensitive) over
 // arguments of argTypes, with Flink's result type (see ResultType; nil
 // takes it from there). distinct aggregates over distinct argument values
 // per group; retract makes it accept OpRetract (MIN and MAX then keep a
@@ -83,6 +84,10 @@ func NewStepper(name string, argTypes []arrow.DataType, resultType arrow.DataTyp
 			return nil, fmt.Errorf("agg: %s(DISTINCT …): %w", name, ErrNotSupported)
 		}
 		return newFirstLast(argTypes[0], name == FuncLastValue, retract)
+	case FuncListAgg: // listagg.go
+		s, err = newListAgg(argTypes)
+	case FuncStddevPop, FuncStddevSamp, FuncStddev, FuncVarPop, FuncVarSamp, FuncVariance: // stddev.go
+		s, err = newStat(name, argTypes[0], want)
 	default:
 		err = fmt.Errorf("agg: streaming %s: %w", name, ErrNotSupported)
 	}
