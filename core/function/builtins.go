@@ -56,5 +56,6 @@ func Builtins() *Registry {
 	registerTemporal(r)
 	registerMisc(r)
 	registerJSON(r) // builtins_json.go
+	registerCollections(r)
 	return r
 }

@@ -182,12 +182,36 @@ func Normalize(name string) string { return strings.ToLower(name) }
 // systemKey is the call key of a system-level user function.
 func (c *Catalog) systemKey(name string) string {
 	n := Normalize(name)
+	if IsAggregate(n) {
+		// built-in aggregates are not registry entries, but executors
+		// recognise their names
+		return "`" + n + "`"
+	}
 	if c.builtins != nil {
 		if _, ok := c.builtins.Lookup(n); ok {
 			return "`" + n + "`"
 		}
 	}
 	return n
+}
+
+// ShadowsBuiltin reports whether an ambiguous reference to name resolves to
+// something other than the core module's built-in: a temporary system
+// function of that name, or a function of a module used before core. The
+// validator asks it before treating a built-in aggregate name (SUM, …) as
+// the built-in, so that resolution order decides; it costs two map
+// look-ups.
+func (c *Catalog) ShadowsBuiltin(name string) bool {
+	n := Normalize(name)
+	if _, ok := c.tempSystem[n]; ok {
+		return true
+	}
+	if c.modules != nil {
+		if _, mod, ok := c.modules.LookupFunction(n); ok && mod != "core" {
+			return true
+		}
+	}
+	return false
 }
 
 func catalogKey(id catalog.ObjectIdentifier) string { return id.Summary() }

@@ -68,6 +68,9 @@ func (c *Core) Function(name string) (*function.Definition, bool) {
 		up := strings.ToUpper(name)
 		doc, ok := aggregateDocs[up]
 		if !ok {
+			doc, ok = function.AggregateDoc(up)
+		}
+		if !ok {
 			doc = function.Doc{Summary: "Built-in aggregate function.", Args: "value"}
 		}
 		return &function.Definition{Name: up, Kind: function.Aggregate, Doc: doc}, true

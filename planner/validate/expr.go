@@ -650,7 +650,7 @@ func (b *binder) cast(x *ast.Cast) (logical.Expr, error) {
 }
 
 func isAggCall(fc *ast.FunctionCall) bool {
-	return fc.Over == nil && fc.OverName == "" && (len(fc.Name.Parts) == 1 && function.IsAggregate(fc.Name.Parts[0]) || isUserAgg(fc))
+	return fc.Over == nil && fc.OverName == "" && (len(fc.Name.Parts) == 1 && function.IsAggregate(fc.Name.Parts[0]) && !isShadowedAgg(fc) || isUserAgg(fc))
 }
 
 func (b *binder) funcCall(x *ast.FunctionCall) (logical.Expr, error) {

@@ -237,10 +237,20 @@ func (v *Validator) markUserAggs(sel *ast.Select, orderBy []ast.OrderItem) func(
 		walkAST(e, func(x ast.Expr) bool {
 			switch c := x.(type) {
 			case *ast.FunctionCall:
-				if c.Over == nil && c.OverName == "" && len(c.Name.Parts) > 0 &&
-					!(len(c.Name.Parts) == 1 && function.IsAggregate(c.Name.Parts[0])) {
-					if d, err := v.opts.Functions.Resolve(c.Name.Parts); err == nil && d != nil && d.Kind == function.Aggregate {
+				if c.Over == nil && c.OverName == "" && len(c.Name.Parts) > 0 {
+					builtinAgg := len(c.Name.Parts) == 1 && function.IsAggregate(c.Name.Parts[0])
+					if builtinAgg && !v.shadowsBuiltin(c.Name.Parts[0]) {
+						break // the built-in aggregate (fast path)
+					}
+					d, err := v.opts.Functions.Resolve(c.Name.Parts)
+					switch {
+					case err == nil && d != nil && d.Kind == function.Aggregate:
 						userAggs.Store(c, d)
+						marked = append(marked, c)
+					case builtinAgg:
+						// a user scalar or table function shadows the
+						// built-in aggregate (builtins_shadow.go)
+						shadowedAggs.Store(c, true)
 						marked = append(marked, c)
 					}
 				}
@@ -269,6 +279,7 @@ func (v *Validator) markUserAggs(sel *ast.Select, orderBy []ast.OrderItem) func(
 	return func() {
 		for _, c := range marked {
 			userAggs.Delete(c)
+			shadowedAggs.Delete(c)
 		}
 	}
 }
