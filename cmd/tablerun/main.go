@@ -6,6 +6,7 @@
 //	tablerun -e "SELECT 1 + 1" [--format tableau|csv|json|arrow]
 //	tablerun --config conf.yaml --print-config   the effective configuration
 //	tablerun kernel install | kernel --connection-file F   the Jupyter kernel
+//	tablerun bench nexmark --query q17 [--events N] [-D k=v ...] [--matrix SPEC] [--chart out.svg]   benchmarks
 //
 // Sessions start in streaming mode (execution.runtime-mode = STREAMING),
 // Flink's default; scripts switch with SET 'execution.runtime-mode' =
@@ -42,6 +43,7 @@ import (
 
 	"github.com/tablerun/tablerun/core"
 	"github.com/tablerun/tablerun/core/config"
+	"github.com/tablerun/tablerun/internal/bench"
 	"github.com/tablerun/tablerun/internal/kernel"
 	"github.com/tablerun/tablerun/internal/shell"
 	"github.com/tablerun/tablerun/planner/parser"
@@ -50,6 +52,9 @@ import (
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "kernel" {
 		os.Exit(kernel.Main(context.Background(), os.Args[2:], os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "bench" {
+		os.Exit(bench.Main(context.Background(), os.Args[2:], os.Stdout, os.Stderr))
 	}
 	// Ctrl-C cancels the running statement (build.Run stops promptly).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -27,9 +27,9 @@ func layer(pkg string) (rank int, group string) {
 		return 3, "exec"
 	case p == "core" || strings.HasPrefix(p, "modules"):
 		return 4, "facade"
-	case strings.HasPrefix(p, "cmd/"), p == "internal/shell", p == "internal/kernel":
-		// The clients: the command, its interactive shell and the Jupyter
-		// kernel sit on top of the facade.
+	case strings.HasPrefix(p, "cmd/"), p == "internal/shell", p == "internal/kernel", p == "internal/bench":
+		// The clients: the command, its interactive shell, the Jupyter
+		// kernel and the benchmark runner sit on top of the facade.
 		return 5, "cmd"
 	}
 	return 6, "other" // tests, benchmarks, internal tooling: may import anything

@@ -1,0 +1,423 @@
+// Package bench implements `tablerun bench nexmark`: it runs one Nexmark
+// query over a bounded generator in streaming mode, INSERTing into the
+// query's blackhole sink, and reports throughput (events/s wall and per
+// core of process CPU time), peak RSS, Go heap in use and the statement's
+// elapsed time, the median over several runs. The matrix form runs a grid
+// of SET options, prints a comparison table and can write an SVG bar chart.
+//
+// The query files (ddl_gen.sql, ddl_views.sql, qN.sql) are read at run time
+// from --queries-dir; they are not part of this repository.
+package bench
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tablerun/tablerun/core"
+	"github.com/tablerun/tablerun/planner/parser"
+)
+
+// Result is the measurement of one configuration: medians over the runs.
+type Result struct {
+	// Query is the Nexmark query name, such as "q17".
+	Query string
+	// Options are the SET options of the configuration (key=value, in the
+	// order applied).
+	Options []string
+	// Label names the configuration in tables and charts: the matrix values
+	// (last segment of each key), or "" to show Options.
+	Label string
+	// Events is the number of generated events.
+	Events int64
+	// Runs is the number of measured runs.
+	Runs int
+	// Elapsed is the median wall time of the INSERT statement.
+	Elapsed time.Duration
+	// CPU is the median process CPU time (user + system) of the statement.
+	CPU time.Duration
+	// EventsPerSec is the median events per wall-clock second.
+	EventsPerSec float64
+	// EventsPerCoreSec is the median events per second of process CPU time.
+	EventsPerCoreSec float64
+	// PeakRSSBytes is the process's peak resident set size after the runs.
+	PeakRSSBytes int64
+	// HeapInUseBytes is the largest Go heap in use (live and unswept heap
+	// objects) sampled every 10 ms during the runs.
+	HeapInUseBytes uint64
+}
+
+// Config describes one benchmark invocation.
+type Config struct {
+	// QueriesDir holds ddl_gen.sql, ddl_views.sql and the qN.sql files.
+	QueriesDir string
+	// Query is the query name ("q17").
+	Query string
+	// Events is the number of generated events (events.num).
+	Events int64
+	// Runs is the number of measured runs (the median is reported).
+	Runs int
+	// Options are SET options applied before the query, in order.
+	Options [][2]string
+}
+
+// Main runs `tablerun bench <args>` and returns the process exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "nexmark" {
+		fmt.Fprintln(stderr, "usage: tablerun bench nexmark --query qN [--events N] [--runs N] [-D key=value ...] [--matrix 'k=v1,v2;k2=a,b'] [--chart out.svg] [--queries-dir DIR]")
+		return 2
+	}
+	fs := flag.NewFlagSet("tablerun bench nexmark", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	query := fs.String("query", "", "Nexmark query name, e.g. q17")
+	events := fs.Int64("events", 1_000_000, "number of generated events")
+	runs := fs.Int("runs", 3, "measured runs per configuration (median reported)")
+	dir := fs.String("queries-dir", filepath.Join("..", "shared", "nexmark", "queries"), "directory of the Nexmark SQL files")
+	matrix := fs.String("matrix", "", "grid of options: 'key=v1,v2;key2=a,b'")
+	chart := fs.String("chart", "", "write an SVG bar chart of events/s per core to this file (matrix form)")
+	var defs multiFlag
+	fs.Var(&defs, "D", "session option key=value (repeatable)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	if *query == "" || *events <= 0 || *runs <= 0 {
+		fmt.Fprintln(stderr, "bench nexmark: --query is required; --events and --runs must be positive")
+		return 2
+	}
+	base, err := parseDefs(defs)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench nexmark: %v\n", err)
+		return 2
+	}
+	grid, err := ParseMatrix(*matrix)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench nexmark: %v\n", err)
+		return 2
+	}
+	fmt.Fprintf(stdout, "nexmark %s: %d events, %d runs, median; GOMAXPROCS=%d; peak RSS is the process's so far; latency: not measured; state size: not measured\n",
+		*query, *events, *runs, runtime.GOMAXPROCS(0))
+	if len(grid) > 1 {
+		varied := map[string]bool{}
+		for _, o := range grid[0] {
+			varied[o[0]] = true
+		}
+		var common [][2]string
+		for _, o := range impliedOptions(append(append([][2]string{}, base...), grid[0]...)) {
+			if !varied[o[0]] {
+				common = append(common, o)
+			}
+		}
+		fmt.Fprintf(stdout, "common options: %s\n", strings.Join(optionStrings(common), " "))
+	}
+	var results []Result
+	for _, combo := range grid {
+		opts := append(append([][2]string{}, base...), combo...)
+		opts = impliedOptions(opts)
+		res, err := Run(ctx, Config{QueriesDir: *dir, Query: *query, Events: *events, Runs: *runs, Options: opts})
+		if err != nil {
+			fmt.Fprintf(stderr, "bench nexmark %s %s: %v\n", *query, strings.Join(optionStrings(opts), " "), err)
+			return 1
+		}
+		res.Label = comboLabel(combo)
+		results = append(results, res)
+		if len(grid) == 1 {
+			fmt.Fprintln(stdout, FormatLine(res))
+		}
+	}
+	if len(grid) > 1 {
+		WriteTable(stdout, results)
+	}
+	if *chart != "" {
+		if err := os.WriteFile(*chart, []byte(RenderSVG(*query, results)), 0o644); err != nil {
+			fmt.Fprintf(stderr, "bench nexmark: write chart: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "chart written to %s\n", *chart)
+	}
+	return 0
+}
+
+// multiFlag collects repeated -D flags.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func parseDefs(defs []string) ([][2]string, error) {
+	var out [][2]string
+	for _, d := range defs {
+		k, v, ok := strings.Cut(d, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("-D %q is not key=value", d)
+		}
+		out = append(out, [2]string{strings.TrimSpace(k), strings.TrimSpace(v)})
+	}
+	return out, nil
+}
+
+// ParseMatrix parses 'key=v1,v2;key2=a,b' into the cartesian product of the
+// values, the first key varying slowest. An empty spec gives one empty
+// combination.
+func ParseMatrix(spec string) ([][][2]string, error) {
+	grid := [][][2]string{nil}
+	if strings.TrimSpace(spec) == "" {
+		return grid, nil
+	}
+	for _, axis := range strings.Split(spec, ";") {
+		axis = strings.TrimSpace(axis)
+		if axis == "" {
+			continue
+		}
+		k, vs, ok := strings.Cut(axis, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("matrix axis %q is not key=v1,v2", axis)
+		}
+		var next [][][2]string
+		for _, combo := range grid {
+			for _, v := range strings.Split(vs, ",") {
+				v = strings.TrimSpace(v)
+				if v == "" {
+					return nil, fmt.Errorf("matrix axis %q has an empty value", axis)
+				}
+				c := append(append([][2]string{}, combo...), [2]string{k, v})
+				next = append(next, c)
+			}
+		}
+		grid = next
+	}
+	return grid, nil
+}
+
+// comboLabel names a matrix combination by the last segment of each key.
+func comboLabel(combo [][2]string) string {
+	parts := make([]string, len(combo))
+	for i, o := range combo {
+		k := o[0]
+		if j := strings.LastIndex(k, "."); j >= 0 {
+			k = k[j+1:]
+		}
+		parts[i] = k + "=" + o[1]
+	}
+	return strings.Join(parts, ", ")
+}
+
+// label is the name of r in tables and charts.
+func label(r Result) string {
+	if r.Label != "" {
+		return r.Label
+	}
+	if len(r.Options) == 0 {
+		return "(defaults)"
+	}
+	return strings.Join(r.Options, " ")
+}
+
+// impliedOptions enables mini-batch when a mini-batch key is given without
+// table.exec.mini-batch.enabled, and then gives allow-latency a default
+// (Flink requires it when mini-batch is on).
+func impliedOptions(opts [][2]string) [][2]string {
+	has := map[string]bool{}
+	mini := false
+	for _, o := range opts {
+		has[o[0]] = true
+		if strings.HasPrefix(o[0], "table.exec.mini-batch.") {
+			mini = true
+		}
+	}
+	if mini && !has["table.exec.mini-batch.enabled"] {
+		opts = append([][2]string{{"table.exec.mini-batch.enabled", "true"}}, opts...)
+		if !has["table.exec.mini-batch.allow-latency"] {
+			opts = append(opts, [2]string{"table.exec.mini-batch.allow-latency", "1 s"})
+		}
+	}
+	return opts
+}
+
+func optionStrings(opts [][2]string) []string {
+	out := make([]string, len(opts))
+	for i, o := range opts {
+		out[i] = o[0] + "=" + o[1]
+	}
+	return out
+}
+
+// Script returns the statements of query q over events generated events:
+// the generator DDL, the views and the query file, with the upstream
+// runner's placeholders substituted as the repository's Nexmark tests do.
+func Script(dir, q string, events int64) ([]string, error) {
+	var parts []string
+	for _, f := range []string{"ddl_gen.sql", "ddl_views.sql", q + ".sql"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return nil, fmt.Errorf("read nexmark query file: %w", err)
+		}
+		parts = append(parts, string(b))
+	}
+	text := strings.NewReplacer(
+		"${TPS}", "10000000", "${EVENTS_NUM}", fmt.Sprint(events),
+		"${PERSON_PROPORTION}", "1", "${AUCTION_PROPORTION}", "3", "${BID_PROPORTION}", "46",
+		"${NEXMARK_TABLE}", "datagen", "${NEXMARK_DIR}", os.TempDir(),
+	).Replace(strings.Join(parts, ";\n"))
+	stmts, err := parser.ParseScript(text)
+	if err != nil {
+		return nil, fmt.Errorf("parse nexmark script %s: %w", q, err)
+	}
+	out := make([]string, 0, len(stmts))
+	for _, s := range stmts {
+		out = append(out, s.Text)
+	}
+	return out, nil
+}
+
+func isInsert(stmt string) bool {
+	for _, line := range strings.Split(stmt, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "--") {
+			continue
+		}
+		u := strings.ToUpper(t)
+		return strings.HasPrefix(u, "INSERT ") || strings.HasPrefix(u, "EXECUTE ")
+	}
+	return false
+}
+
+// Run measures one configuration: cfg.Runs runs of a fresh streaming
+// session each, reporting medians.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	stmts, err := Script(cfg.QueriesDir, cfg.Query, cfg.Events)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Query: cfg.Query, Options: optionStrings(cfg.Options), Events: cfg.Events, Runs: cfg.Runs}
+	var walls, cpus []time.Duration
+	for range cfg.Runs {
+		stop := sampleHeap()
+		wall, cpu, err := runOnce(ctx, stmts, cfg.Options)
+		peak := stop()
+		if err != nil {
+			return Result{}, err
+		}
+		walls = append(walls, wall)
+		cpus = append(cpus, cpu)
+		res.HeapInUseBytes = max(res.HeapInUseBytes, peak)
+	}
+	res.Elapsed = median(walls)
+	res.CPU = median(cpus)
+	if res.Elapsed > 0 {
+		res.EventsPerSec = float64(cfg.Events) / res.Elapsed.Seconds()
+	}
+	if res.CPU > 0 {
+		res.EventsPerCoreSec = float64(cfg.Events) / res.CPU.Seconds()
+	}
+	res.PeakRSSBytes = peakRSS()
+	return res, nil
+}
+
+// runOnce sets up a streaming session, applies the options and the DDL,
+// and times the INSERT statements.
+func runOnce(ctx context.Context, stmts []string, opts [][2]string) (wall, cpu time.Duration, err error) {
+	e := core.NewTableEnvironment(core.InStreamingMode())
+	e.SetOutput(io.Discard, io.Discard)
+	for _, o := range opts {
+		stmt := fmt.Sprintf("SET '%s' = '%s'", strings.ReplaceAll(o[0], "'", "''"), strings.ReplaceAll(o[1], "'", "''"))
+		if _, err := e.ExecuteSQL(ctx, stmt); err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", stmt, err)
+		}
+	}
+	inserts := 0
+	for _, s := range stmts {
+		if !isInsert(s) {
+			if _, err := e.ExecuteSQL(ctx, s); err != nil {
+				return 0, 0, fmt.Errorf("setup statement: %w", err)
+			}
+			continue
+		}
+		inserts++
+		runtime.GC()
+		c0 := cpuTime()
+		t0 := time.Now()
+		if _, err := e.ExecuteSQL(ctx, s); err != nil {
+			return 0, 0, fmt.Errorf("query: %w", err)
+		}
+		wall += time.Since(t0)
+		cpu += cpuTime() - c0
+	}
+	if inserts == 0 {
+		return 0, 0, errors.New("the query file has no INSERT statement")
+	}
+	return wall, cpu, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// FormatLine prints one result on a line.
+func FormatLine(r Result) string {
+	opts := label(r)
+	return fmt.Sprintf("%s %s: %.0f events/s, %.0f events/s/core, elapsed %s, cpu %s, peak RSS %s, heap in use %s",
+		r.Query, opts, r.EventsPerSec, r.EventsPerCoreSec, r.Elapsed.Round(time.Millisecond),
+		r.CPU.Round(time.Millisecond), mib(int64(r.PeakRSSBytes)), mib(int64(r.HeapInUseBytes)))
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+// WriteTable prints a comparison table of results, with each
+// configuration's events/s per core relative to the first.
+func WriteTable(w io.Writer, rs []Result) {
+	header := []string{"options", "events/s", "events/s/core", "vs first", "elapsed", "cpu", "peak RSS", "heap"}
+	rows := [][]string{header}
+	for _, r := range rs {
+		rel := "-"
+		if rs[0].EventsPerCoreSec > 0 {
+			rel = fmt.Sprintf("%.2fx", r.EventsPerCoreSec/rs[0].EventsPerCoreSec)
+		}
+		opts := label(r)
+		rows = append(rows, []string{opts, fmt.Sprintf("%.0f", r.EventsPerSec), fmt.Sprintf("%.0f", r.EventsPerCoreSec), rel,
+			r.Elapsed.Round(time.Millisecond).String(), r.CPU.Round(time.Millisecond).String(),
+			mib(r.PeakRSSBytes), mib(int64(r.HeapInUseBytes))})
+	}
+	widths := make([]int, len(header))
+	for _, row := range rows {
+		for i, c := range row {
+			widths[i] = max(widths[i], len(c))
+		}
+	}
+	sep := "+"
+	for _, wd := range widths {
+		sep += strings.Repeat("-", wd+2) + "+"
+	}
+	fmt.Fprintln(w, sep)
+	for i, row := range rows {
+		line := "|"
+		for j, c := range row {
+			if j == 0 {
+				line += " " + c + strings.Repeat(" ", widths[j]-len(c)) + " |"
+			} else {
+				line += " " + strings.Repeat(" ", widths[j]-len(c)) + c + " |"
+			}
+		}
+		fmt.Fprintln(w, line)
+		if i == 0 {
+			fmt.Fprintln(w, sep)
+		}
+	}
+	fmt.Fprintln(w, sep)
+}
