@@ -62,6 +62,9 @@ func (c *compiler) compileCall(x *logical.Call) (node, error) {
 // special returns a specialised kernel for the call, or nil to use the
 // generic adapter.
 func (c *compiler) special(x *logical.Call, args []node) (node, error) {
+	if n := c.constArgSpecial(x, args); n != nil { // string_kernels.go
+		return n, nil
+	}
 	switch x.Name {
 	case "$FIELD":
 		if l, ok := args[1].(*litNode); ok {
