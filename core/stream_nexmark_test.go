@@ -68,45 +68,53 @@ func runNexmark(t testing.TB, e *TableEnvironment, stmts []string) string {
 // materialized changelog equals the batch result.
 func TestNexmarkStreamingMatchesBatch(t *testing.T) {
 	for _, q := range []string{"q0", "q1", "q2", "q3", "q4", "q15", "q16", "q17", "q20", "q21", "q22", "q23"} {
-		t.Run(q, func(t *testing.T) {
-			stmts := nexmarkScript(t, q, 5000)
-			batch := NewTableEnvironment(InBatchMode())
-			query := runNexmark(t, batch, stmts)
-			res, err := batch.ExecuteSQL(context.Background(), query)
-			require.NoError(t, err)
-			want := canon(res.Rows())
-
-			stream := NewTableEnvironment(InStreamingMode())
-			runNexmark(t, stream, stmts)
-			res, err = stream.ExecuteSQL(context.Background(), query)
-			require.NoError(t, err)
-			live := map[string]int{}
-			n := 0
-			for k, row := range res.Changes() {
-				n++
-				key := fmt.Sprintf("%v", row)
-				if k.IsRetraction() {
-					require.Positive(t, live[key], "retracting a row that is not there: %s", key)
-					live[key]--
-				} else {
-					live[key]++
-				}
-			}
-			require.NoError(t, res.Err())
-			var got []string
-			for k, c := range live {
-				for range c {
-					got = append(got, k)
-				}
-			}
-			sort.Strings(got)
-			require.Len(t, got, len(want))
-			if len(want) > 0 {
-				require.Equal(t, want, got)
-			}
-			t.Logf("%s: %d result rows from %d changes", q, len(want), n)
-		})
+		t.Run(q, func(t *testing.T) { compareNexmarkStreamingBatch(t, q, 5000) })
 	}
+}
+
+// compareNexmarkStreamingBatch runs Nexmark query q over events generated
+// events in batch mode and in streaming mode, materializes the streaming
+// changelog (every retraction must hit a live row) and checks that it
+// equals the batch result. It returns the batch result, canonicalized.
+func compareNexmarkStreamingBatch(t *testing.T, q string, events int) []string {
+	t.Helper()
+	stmts := nexmarkScript(t, q, events)
+	batch := NewTableEnvironment(InBatchMode())
+	query := runNexmark(t, batch, stmts)
+	res, err := batch.ExecuteSQL(context.Background(), query)
+	require.NoError(t, err)
+	want := canon(res.Rows())
+
+	stream := NewTableEnvironment(InStreamingMode())
+	runNexmark(t, stream, stmts)
+	res, err = stream.ExecuteSQL(context.Background(), query)
+	require.NoError(t, err)
+	live := map[string]int{}
+	n := 0
+	for k, row := range res.Changes() {
+		n++
+		key := fmt.Sprintf("%v", row)
+		if k.IsRetraction() {
+			require.Positive(t, live[key], "retracting a row that is not there: %s", key)
+			live[key]--
+		} else {
+			live[key]++
+		}
+	}
+	require.NoError(t, res.Err())
+	var got []string
+	for k, c := range live {
+		for range c {
+			got = append(got, k)
+		}
+	}
+	sort.Strings(got)
+	require.Len(t, got, len(want))
+	if len(want) > 0 {
+		require.Equal(t, want, got)
+	}
+	t.Logf("%s: %d result rows from %d changes", q, len(want), n)
+	return want
 }
 
 // BenchmarkNexmarkStreaming measures the streaming runtime on a few
