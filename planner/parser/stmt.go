@@ -284,21 +284,16 @@ func (p *parser) parseTableElement(st *ast.CreateTable) error {
 		if err != nil {
 			return err
 		}
-		if st.PrimaryKey != nil {
-			return newError(t.pos, "Duplicate primary key definition at line %d, column %d.", t.pos.Line, t.pos.Col)
-		}
-		st.PrimaryKey = pk
-		return nil
+		return setPrimaryKey(&st.PrimaryKey, pk, t.pos)
 	}
 	col, pk, err := p.parseColumn(false)
 	if err != nil {
 		return err
 	}
 	if pk != nil {
-		if st.PrimaryKey != nil {
-			return newError(t.pos, "Duplicate primary key definition at line %d, column %d.", t.pos.Line, t.pos.Col)
+		if err := setPrimaryKey(&st.PrimaryKey, pk, t.pos); err != nil {
+			return err
 		}
-		st.PrimaryKey = pk
 	}
 	st.Columns = append(st.Columns, col)
 	return nil
@@ -762,21 +757,16 @@ func (p *parser) alterElement(a *ast.AlterSchema) error {
 		if err != nil {
 			return err
 		}
-		if a.PrimaryKey != nil {
-			return newError(t.pos, "Duplicate primary key definition at line %d, column %d.", t.pos.Line, t.pos.Col)
-		}
-		a.PrimaryKey = pk
-		return nil
+		return setPrimaryKey(&a.PrimaryKey, pk, t.pos)
 	}
 	col, pk, err := p.parseColumn(true)
 	if err != nil {
 		return err
 	}
 	if pk != nil {
-		if a.PrimaryKey != nil {
-			return newError(t.pos, "Duplicate primary key definition at line %d, column %d.", t.pos.Line, t.pos.Col)
+		if err := setPrimaryKey(&a.PrimaryKey, pk, t.pos); err != nil {
+			return err
 		}
-		a.PrimaryKey = pk
 	}
 	a.Columns = append(a.Columns, col)
 	return nil
@@ -1179,4 +1169,15 @@ func (p *parser) parseStatementSet(pos ast.Pos) (ast.Statement, error) {
 			return nil, err
 		}
 	}
+}
+
+// setPrimaryKey stores the primary key of a CREATE TABLE or ALTER TABLE
+// schema; a second one is Flink's "Duplicate primary key definition" error
+// at pos.
+func setPrimaryKey(dst **ast.PrimaryKey, pk *ast.PrimaryKey, pos ast.Pos) error {
+	if *dst != nil {
+		return newError(pos, "Duplicate primary key definition at line %d, column %d.", pos.Line, pos.Col)
+	}
+	*dst = pk
+	return nil
 }
