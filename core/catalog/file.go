@@ -355,14 +355,7 @@ func (c *File) writeObject(db, name string, obj Object) error {
 	if err != nil {
 		return &Error{Class: ClassCatalogException, Msg: fmt.Sprintf("Cannot store %s.%s in catalog %s: %v", db, name, c.name, err), Cause: err}
 	}
-	p := c.objectFile(db, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return ioErr(c.name, filepath.Dir(p), err)
-	}
-	if err := writeAtomic(p, data); err != nil {
-		return ioErr(c.name, p, err)
-	}
-	return nil
+	return c.writeDoc(c.objectFile(db, name), data)
 }
 
 // CreateObject implements Catalog.
@@ -564,4 +557,16 @@ func ioErr(catalog, path string, err error) *Error {
 func corrupt(catalog, path string, err error) *Error {
 	return &Error{Class: ClassCatalogException, Kind: ErrCorrupt, Cause: err,
 		Msg: fmt.Sprintf("Catalog %s cannot read its metadata file %s (corrupt or written by a newer tablerun): %v", catalog, path, err)}
+}
+
+// writeDoc writes one metadata document atomically at p, creating its
+// directory first.
+func (c *File) writeDoc(p string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return ioErr(c.name, filepath.Dir(p), err)
+	}
+	if err := writeAtomic(p, data); err != nil {
+		return ioErr(c.name, p, err)
+	}
+	return nil
 }

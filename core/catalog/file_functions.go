@@ -126,14 +126,7 @@ func (c *File) writeFunction(db, name string, f *Function) error {
 	if err != nil {
 		return &Error{Class: ClassCatalogException, Msg: fmt.Sprintf("Cannot store function %s.%s in catalog %s: %v", db, name, c.name, err), Cause: err}
 	}
-	p := c.functionFile(db, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return ioErr(c.name, filepath.Dir(p), err)
-	}
-	if err := writeAtomic(p, data); err != nil {
-		return ioErr(c.name, p, err)
-	}
-	return nil
+	return c.writeDoc(c.functionFile(db, name), data)
 }
 
 // CreateFunction implements FunctionStore.
