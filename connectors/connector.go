@@ -45,6 +45,9 @@ type SourceSpec struct {
 type SinkSpec struct {
 	Table     *catalog.ResolvedTable
 	Overwrite bool
+	// Subtask is this instance's index among the sink's parallel
+	// instances (print prefixes "Subtask+1>" when there are several).
+	Subtask int
 }
 
 // Sink consumes the batches written into a table. Open is called once;
@@ -57,6 +60,32 @@ type Sink interface {
 	Finish(ctx context.Context) error
 	Close() error
 }
+
+// TwoPhaseSink is a Sink that gives exactly-once output under
+// checkpointing (Flink's TwoPhaseCommittingSink): data written between two
+// checkpoints becomes visible only when the later checkpoint completes.
+//
+// PreCommit is called on the sink's goroutine when checkpoint id's barrier
+// reaches the sink: the sink closes what it has in progress, makes it
+// durable but invisible (pending), and records through w what Commit will
+// need (the committables). Commit is called once checkpoint id is complete,
+// possibly from another goroutine and concurrently with Write: it
+// publishes the pending data of every checkpoint up to id. RestoreState is
+// called after Open and before the first Write when the job restarts from
+// a checkpoint: the sink publishes the committables recorded in it (they
+// may or may not have been published before the crash: it is idempotent)
+// and discards data written after it (in-progress and pending leftovers).
+// Finish at the end of a bounded input publishes everything.
+type TwoPhaseSink interface {
+	Sink
+	PreCommit(ctx context.Context, checkpointID int64, w vectorized.StateWriter) error
+	Commit(ctx context.Context, checkpointID int64) error
+	RestoreState(ctx context.Context, r vectorized.StateReader) error
+}
+
+// SinkSpec and Context carry the sink's subtask: SinkSpec.Subtask is the
+// index of this instance among Context.Parallelism instances (0-based);
+// sinks that write files put it in their file names.
 
 // Factory creates sources and sinks for one connector identifier.
 type Factory interface {

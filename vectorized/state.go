@@ -1,0 +1,93 @@
+package vectorized
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Keyed state, checkpoints and parallel instances.
+//
+// A streaming pipeline runs P parallel instances (subtasks) of every keyed
+// operator; an Exchange routes each row to the subtask that owns its key.
+// Ownership goes through key groups, as in Flink: a key's hash picks one of
+// MaxParallelism key groups, and subtask i of P owns a contiguous range of
+// key groups. A snapshot records every keyed state row with its key group,
+// so a checkpoint taken at one parallelism restores at another: each new
+// subtask keeps the rows of the key groups it owns.
+
+// DefaultMaxParallelism is the number of key groups (Flink's
+// pipeline.max-parallelism default for small jobs).
+const DefaultMaxParallelism = 128
+
+// KeyGroup returns the key group of a key hash.
+func KeyGroup(hash uint64, maxParallelism int) int {
+	// Mix again so that hashes that differ only in high bits spread.
+	h := hash ^ (hash >> 33)
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	return int(h % uint64(maxParallelism))
+}
+
+// SubtaskOf returns the subtask that owns a key group (Flink's
+// KeyGroupRangeAssignment: keyGroup * parallelism / maxParallelism).
+func SubtaskOf(keyGroup, maxParallelism, parallelism int) int {
+	return keyGroup * parallelism / maxParallelism
+}
+
+// Stateful is an operator (single- or multi-input) whose state is part of
+// a checkpoint.
+//
+// SnapshotState is called on the operator's goroutine when a checkpoint
+// barrier leaves the operator: after the operator has handled every row
+// before the barrier and flushed whatever it emits on a barrier (a
+// mini-batch bundle), before any row after it. It writes the whole state
+// through w; it must not keep w.
+//
+// RestoreState is called once, after Open and before the first Process,
+// when the job starts from a checkpoint or savepoint. r reads the parts
+// written by every instance of the same operator at snapshot time (the
+// parallelism may have changed); the operator keeps the keyed rows whose
+// key group r.Owns, and any non-keyed state it needs.
+type Stateful interface {
+	SnapshotState(ctx context.Context, w StateWriter) error
+	RestoreState(ctx context.Context, r StateReader) error
+}
+
+// StateWriter receives the state of one operator instance as Arrow
+// record batches grouped into named parts (say "groups", "left", "right",
+// "timers"). Every batch of one part has the same schema. In a keyed part
+// the first column is named "key_group" and has type int32. The writer
+// does not retain rec past Write (it serialises it at once).
+type StateWriter interface {
+	Write(part string, rec arrow.RecordBatch) error
+}
+
+// StateReader gives an operator instance the state it restores from.
+type StateReader interface {
+	// Read calls fn with each record batch of the named part written by
+	// any instance of the operator, in a deterministic order (by the
+	// writing subtask, then in write order). A part nobody wrote is not
+	// an error: fn is simply never called.
+	Read(part string, fn func(rec arrow.RecordBatch) error) error
+	// Owns reports whether this instance owns the key group.
+	Owns(keyGroup int) bool
+	// Subtask and Parallelism describe this instance in the restored job.
+	Subtask() int
+	Parallelism() int
+}
+
+// CheckpointedSource is a Source that can report and restore its position
+// (file and offset, sequence number), so that a restored job re-reads
+// exactly the rows after the checkpoint.
+//
+// SnapshotPosition is called on the goroutine running Run, from inside a
+// call of the source to Emit or EmitMarker, after the batch or marker of
+// that call has been handed over: it writes the position just after that
+// batch (so a source updates its counters before calling Emit).
+// RestorePosition is called after Open and before Run.
+type CheckpointedSource interface {
+	Source
+	SnapshotPosition(w StateWriter) error
+	RestorePosition(r StateReader) error
+}
