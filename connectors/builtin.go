@@ -225,7 +225,7 @@ func (f printFactory) CreateSink(cx *Context, spec SinkSpec) (Sink, error) {
 			w = cx.Stdout
 		}
 	}
-	prefix := print.Prefix(opts["print-identifier"], parallelism, 0)
+	prefix := print.Prefix(opts["print-identifier"], parallelism, spec.Subtask)
 	return print.NewSink(w, prefix, spec.Table.PhysicalSchema()), nil
 }
 

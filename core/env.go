@@ -320,7 +320,18 @@ func (e *TableEnvironment) buildEnv(now time.Time) *build.Env {
 		SinkNotNullDrop: e.cfg.SinkNotNullDrop(),
 		StateTTL:        e.stateTTL(),
 		Spill:           e.spillConfig(),
+		Parallelism:     e.streamParallelism(par),
 	}
+}
+
+// streamParallelism is the number of instances of the parallel nodes:
+// table.exec.resource.default-parallelism in streaming mode; batch plans
+// run once.
+func (e *TableEnvironment) streamParallelism(par int) int {
+	if !e.streaming() {
+		return 1
+	}
+	return par
 }
 
 // runQuery optimizes and runs a query plan and collects its rows.

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -47,8 +48,13 @@ type Env struct {
 	// (each gets the whole budget) and their spill directory (stats.go).
 	Spill ops.SpillConfig
 	// Stats, when not nil, collects per-node runtime statistics (EXPLAIN
-	// ANALYZE); see NewStats.
+	// ANALYZE); see NewStats. A run with statistics runs one instance of
+	// every node.
 	Stats *Stats
+	// Parallelism is the number of instances of the parallel nodes of a
+	// streaming plan (table.exec.resource.default-parallelism); 0 or 1
+	// runs everything once. See parallel.go.
+	Parallelism int
 }
 
 // Run builds the operators of plan and drives them to completion,
@@ -68,7 +74,10 @@ func Run(ctx context.Context, plan physical.Node, env *Env, out func(b vectorize
 	if env == nil {
 		env = &Env{}
 	}
-	b := &builder{env: env}
+	b := &builder{env: env, inst: -1, par: env.Parallelism}
+	if env.Stats != nil {
+		b.par = 1 // statistics are per node, not per instance
+	}
 	r, err := b.buildNode(plan)
 	if err != nil {
 		return err
@@ -76,7 +85,9 @@ func Run(ctx context.Context, plan physical.Node, env *Env, out func(b vectorize
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	ctx, stopHubs := b.startHubs(ctx) // parallel.go
 	err = wrap("", r.run(ctx, &rootCollector{out: out}))
+	stopHubs()
 	if a, ok := err.(*OperatorError); ok && a.Node == "" {
 		return a.Err // the caller's own error, unchanged
 	}
@@ -315,6 +326,13 @@ func (r *binaryRunner) run(ctx context.Context, out vectorized.Collector) (err e
 // builder turns physical nodes into runners.
 type builder struct {
 	env *Env
+	// par is the number of instances of a parallel node (parallel.go);
+	// inst is the instance being built, -1 outside parallel nodes.
+	par, inst int
+	parMemo   map[physical.Node]bool
+	hubs      map[*physical.Exchange]*hub
+	allHubs   []*hub
+	outMu     *sync.Mutex // shared by the sink instances' writers
 }
 
 func (b *builder) conn() *connectors.Context {

@@ -154,9 +154,21 @@ func (s *sizedBinary) OnMarker(ctx context.Context, m vectorized.Marker, out vec
 	return s.BinaryOperator.OnMarker(ctx, m, out)
 }
 
-// buildNode builds n and, when the run collects statistics or has a
-// memory budget, instruments it.
+// buildNode builds n: P gathered instances when it is a parallel node
+// requested from a single context (parallel.go), else buildOne.
 func (b *builder) buildNode(n physical.Node) (runner, error) {
+	if b.inst < 0 && b.isPar(n) {
+		return b.buildParallel(n)
+	}
+	return b.buildOne(n)
+}
+
+// buildOne builds one instance of n and, when the run collects statistics
+// or has a memory budget, instruments it.
+func (b *builder) buildOne(n physical.Node) (runner, error) {
+	if ex, ok := n.(*physical.Exchange); ok && b.inst >= 0 && len(ex.Keys) > 0 {
+		return b.buildExchange(ex)
+	}
 	r, err := b.build(n)
 	if err != nil {
 		return nil, err

@@ -64,7 +64,8 @@ func (b *builder) buildStream(n physical.Node, ch []runner, out *arrow.Schema) (
 		if err != nil {
 			return nil, true, err
 		}
-		s, err := f.CreateSink(b.conn(), connectors.SinkSpec{Table: n.Table, Overwrite: n.Overwrite})
+		cx, subtask := b.sinkConn() // parallel.go
+		s, err := f.CreateSink(cx, connectors.SinkSpec{Table: n.Table, Overwrite: n.Overwrite, Subtask: subtask})
 		if err != nil {
 			return nil, true, err
 		}
