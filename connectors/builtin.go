@@ -183,7 +183,7 @@ func (f filesystemFactory) CreateSink(cx *Context, spec SinkSpec) (Sink, error) 
 	if err != nil {
 		return nil, err
 	}
-	return filesystem.NewSink(cfg, spec.Table.PhysicalSchema(), spec.Overwrite)
+	return filesystem.NewSink(cfg, spec.Table.PhysicalSchema(), spec.Overwrite, spec.Subtask)
 }
 
 // ---- print ----

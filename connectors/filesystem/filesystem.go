@@ -1,17 +1,35 @@
-// Package filesystem is Flink's 'filesystem' connector for bounded reads
-// and batch writes with the 'csv' and 'json' formats.
+// Package filesystem is Flink's 'filesystem' connector with the 'csv' and
+// 'json' formats.
 //
 // Reading: 'path' names a file or a directory. A directory is read
 // recursively in path order; files and directories whose names start with
 // '.' or '_' are skipped (in-progress and marker files, as in Flink).
 // Each file is streamed through a bounded buffer.
 //
-// Writing: 'path' is a directory (created if missing). A sink writes one
-// part file named `part-<uuid>-0-0` as Flink does, first under a hidden
-// in-progress name that becomes visible on Finish; an aborted write leaves
-// nothing behind. INSERT OVERWRITE removes the directory's visible files
-// when the new file is committed. Writing into a path that is an existing
-// regular file is not supported (Flink writes directories only).
+// Writing: 'path' is a directory (created if missing). Each sink instance
+// (subtask) writes rolling part files named `part-<uuid>-<subtask>-<n>` as
+// Flink does. A part file is first written under a hidden in-progress name
+// (`.part-….inprogress`); when it rolls (sink.rolling-policy.file-size,
+// default 128 MB, or sink.rolling-policy.rollover-interval, default 30
+// min, and at every checkpoint) it is flushed, fsynced and renamed to a
+// hidden pending name (`.part-….pending`); it becomes visible under its
+// final name when it is committed. Readers never see hidden files.
+//
+// Guarantees: with checkpointing the sink is exactly-once (Flink's
+// two-phase commit): the files written before a checkpoint's barrier are
+// recorded in the checkpoint and committed when the checkpoint completes,
+// so committed output holds every row exactly once; after a crash the job
+// restores from the checkpoint, which commits that checkpoint's files (if
+// not done already) and discards the in-progress and pending files written
+// after it; restoring from an older checkpoint (the latest one is corrupt)
+// also removes the files this job committed after it, recognised by the
+// job's uuid prefix and part counters. Without checkpointing, a bounded write commits everything when
+// it finishes and an aborted write leaves nothing visible. INSERT
+// OVERWRITE removes the directory's visible files that existed when the
+// write started, on commit; it is not supported with checkpointing (Flink
+// does not support overwrite in streaming mode). Writing into a path that
+// is an existing regular file is not supported (Flink writes directories
+// only).
 //
 // Neither format has a header line (Flink's csv format has no header
 // option): a file written by other tools must not have one.
@@ -19,8 +37,6 @@ package filesystem
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +45,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -44,14 +61,21 @@ type Config struct {
 	Format string // "csv" or "json"
 	CSV    csv.Options
 	JSON   json.Options
+	// RollingFileSize is sink.rolling-policy.file-size: a part file rolls
+	// once it holds this many bytes (default 128 MB).
+	RollingFileSize int64
+	// RolloverInterval is sink.rolling-policy.rollover-interval: a part
+	// file rolls once it has been open this long (default 30 min).
+	RolloverInterval time.Duration
 }
 
 // RequiredOptions are the keys a filesystem table must have.
 func RequiredOptions() []string { return []string{"format", "path"} }
 
-// connectorOptions are the filesystem connector's own optional keys. The
-// rolling, compaction and partition-commit keys are accepted and have no
-// effect on a bounded batch write of one part file.
+// connectorOptions are the filesystem connector's own optional keys.
+// sink.rolling-policy.file-size and sink.rolling-policy.rollover-interval
+// roll part files; the other rolling, compaction and partition-commit keys
+// are accepted and have no effect.
 var connectorOptions = []string{
 	"auto-compaction", "compaction.file-size", "partition.default-name",
 	"sink.parallelism", "sink.rolling-policy.file-size", "sink.rolling-policy.rollover-interval",
@@ -128,6 +152,9 @@ func unescape(s string) string {
 func ParseConfig(opts map[string]string) (Config, error) {
 	cfg := Config{Path: opts["path"], Format: opts["format"], CSV: csv.DefaultOptions(), JSON: json.DefaultOptions()}
 	var err error
+	if cfg.RollingFileSize, cfg.RolloverInterval, err = parseRolling(opts); err != nil {
+		return cfg, err
+	}
 	switch cfg.Format {
 	case "csv":
 		c := &cfg.CSV
@@ -263,6 +290,7 @@ type Source struct {
 	proj      []int
 	batchSize int
 	files     []string
+	pos       filePosition // the checkpointed position (source_position.go)
 }
 
 // NewSource returns a source of the projected columns (nil: all) of a
@@ -292,9 +320,14 @@ func (s *Source) Open(ctx context.Context) error {
 // Run emits the rows of every file in order.
 func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 	for _, name := range s.files {
+		if s.pos.isFinished(name) {
+			continue // read before the restored checkpoint
+		}
+		s.pos.begin(name)
 		if err := s.runFile(ctx, name, out); err != nil {
 			return err
 		}
+		s.pos.finish(name)
 	}
 	return nil
 }
@@ -326,6 +359,12 @@ func (s *Source) runFile(ctx context.Context, name string, out vectorized.Collec
 		if err != nil {
 			return err
 		}
+		// Skip the rows emitted before a restored checkpoint, and move
+		// the position before Emit (a checkpoint taken inside Emit
+		// records the position after this batch).
+		if rec = s.pos.take(name, rec); rec == nil {
+			continue
+		}
 		if err := out.Emit(ctx, vectorized.Batch{Rec: rec}); err != nil {
 			return err
 		}
@@ -336,123 +375,3 @@ func (s *Source) runFile(ctx context.Context, name string, out vectorized.Collec
 func (s *Source) Close() error { return nil }
 
 var _ vectorized.Source = (*Source)(nil)
-
-// batchWriter is what the csv and json writers have in common.
-type batchWriter interface {
-	Write(rec arrow.RecordBatch) error
-	Flush() error
-}
-
-// Sink writes one part file into the table's directory.
-type Sink struct {
-	cfg       Config
-	schema    types.Schema
-	overwrite bool
-	name      string // final part file name
-	tmp       string // in-progress path
-	f         *os.File
-	w         batchWriter
-	done      bool
-}
-
-// NewSink returns a sink writing rows of schema into cfg.Path.
-func NewSink(cfg Config, schema types.Schema, overwrite bool) (*Sink, error) {
-	if st, err := os.Stat(cfg.Path); err == nil && !st.IsDir() {
-		return nil, fmt.Errorf("not supported yet: writing into '%s', an existing file: the filesystem sink writes part files into a directory", cfg.Path)
-	}
-	for _, f := range schema {
-		if cfg.Format == "csv" && (f.Type.Kind == types.Map || f.Type.Kind == types.Row) {
-			return nil, fmt.Errorf("not supported yet: csv format for column %s of type %s", f.Name, f.Type)
-		}
-	}
-	return &Sink{cfg: cfg, schema: schema, overwrite: overwrite}, nil
-}
-
-func uuid() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
-
-// Open creates the directory.
-func (s *Sink) Open(ctx context.Context) error {
-	if err := os.MkdirAll(s.cfg.Path, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", s.cfg.Path, err)
-	}
-	s.name = "part-" + uuid() + "-0-0"
-	s.tmp = filepath.Join(s.cfg.Path, "."+s.name+".inprogress")
-	return nil
-}
-
-// Write appends a batch; the part file is created with the first row.
-func (s *Sink) Write(ctx context.Context, b vectorized.Batch) error {
-	if b.NumRows() == 0 {
-		return nil
-	}
-	if s.f == nil {
-		f, err := os.Create(s.tmp)
-		if err != nil {
-			return fmt.Errorf("creating %s: %w", s.tmp, err)
-		}
-		s.f = f
-		if s.cfg.Format == "csv" {
-			s.w = csv.NewWriter(f, s.schema, s.cfg.CSV)
-		} else {
-			s.w = json.NewWriter(f, s.schema, s.cfg.JSON)
-		}
-	}
-	if err := s.w.Write(b.Rec); err != nil {
-		return fmt.Errorf("writing %s: %w", s.tmp, err)
-	}
-	return nil
-}
-
-// Finish flushes and commits the part file; with overwrite it first
-// removes the visible files already in the directory.
-func (s *Sink) Finish(ctx context.Context) error {
-	if s.f != nil {
-		if err := s.w.Flush(); err != nil {
-			return fmt.Errorf("writing %s: %w", s.tmp, err)
-		}
-		if err := s.f.Close(); err != nil {
-			return fmt.Errorf("closing %s: %w", s.tmp, err)
-		}
-		s.f = nil
-	}
-	if s.overwrite {
-		entries, err := os.ReadDir(s.cfg.Path)
-		if err != nil {
-			return fmt.Errorf("listing %s: %w", s.cfg.Path, err)
-		}
-		for _, e := range entries {
-			if hidden(e.Name()) {
-				continue
-			}
-			if err := os.RemoveAll(filepath.Join(s.cfg.Path, e.Name())); err != nil {
-				return fmt.Errorf("overwriting %s: %w", s.cfg.Path, err)
-			}
-		}
-	}
-	if s.w != nil {
-		if err := os.Rename(s.tmp, filepath.Join(s.cfg.Path, s.name)); err != nil {
-			return fmt.Errorf("committing %s: %w", s.name, err)
-		}
-	}
-	s.done = true
-	return nil
-}
-
-// Close removes an uncommitted part file.
-func (s *Sink) Close() error {
-	if s.f != nil {
-		s.f.Close()
-		s.f = nil
-	}
-	if !s.done && s.w != nil {
-		os.Remove(s.tmp)
-	}
-	return nil
-}

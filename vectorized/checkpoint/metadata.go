@@ -1,0 +1,121 @@
+package checkpoint
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// MetadataFile is the name of the file that makes a checkpoint directory
+// complete (Flink's _metadata).
+const MetadataFile = "_metadata"
+
+const metadataVersion = 1
+
+// metadata is the JSON content of _metadata.
+type metadata struct {
+	Version      int               `json:"version"`
+	CheckpointID int64             `json:"checkpointId"`
+	JobID        string            `json:"jobId"`
+	Timestamp    int64             `json:"timestamp"`
+	Savepoint    bool              `json:"savepoint"`
+	Parallelism  map[string]int    `json:"parallelism"`
+	Tasks        []taskMeta        `json:"tasks"`
+	Meta         map[string]string `json:"meta,omitempty"`
+}
+
+// taskMeta describes one task's state file.
+type taskMeta struct {
+	Operator string `json:"operator"`
+	Subtask  int    `json:"subtask"`
+	File     string `json:"file"`
+	Size     int64  `json:"size"`
+	CRC32C   uint32 `json:"crc32c"`
+}
+
+// stateFileName is the name of a task's state file ("3-GroupAggregate-0.state").
+func stateFileName(t TaskID) string { return t.Operator + "-" + strconv.Itoa(t.Subtask) + ".state" }
+
+// writeMetadata makes a checkpoint complete: _metadata is written under a
+// temporary name, fsynced, renamed and the directory fsynced.
+func writeMetadata(dir string, md *metadata) (int64, error) {
+	data, err := json.MarshalIndent(md, "", "  ")
+	if err != nil {
+		return 0, err
+	}
+	tmp := filepath.Join(dir, "."+MetadataFile+".inprogress")
+	if err := writeFileDurably(tmp, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}); err != nil {
+		return 0, fmt.Errorf("writing %s: %w", tmp, err)
+	}
+	final := filepath.Join(dir, MetadataFile)
+	if err := os.Rename(tmp, final); err != nil {
+		return 0, fmt.Errorf("writing %s: %w", final, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return 0, err
+	}
+	return int64(len(data)), nil
+}
+
+// readMetadata reads and checks the _metadata of a checkpoint directory.
+func readMetadata(dir string) (*metadata, error) {
+	name := filepath.Join(dir, MetadataFile)
+	data, err := os.ReadFile(name)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("incomplete checkpoint: %s is missing", name)
+		}
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	var md metadata
+	if err := json.Unmarshal(data, &md); err != nil {
+		return nil, fmt.Errorf("corrupt %s: %w", name, err)
+	}
+	if md.Version != metadataVersion {
+		return nil, fmt.Errorf("corrupt %s: unknown format version %d", name, md.Version)
+	}
+	for _, t := range md.Tasks {
+		if t.File == "" || t.File != filepath.Base(t.File) || strings.HasPrefix(t.File, ".") {
+			return nil, fmt.Errorf("corrupt %s: bad state file name %q", name, t.File)
+		}
+	}
+	return &md, nil
+}
+
+// checkpointDirID parses "chk-<n>".
+func checkpointDirID(name string) (int64, bool) {
+	rest, ok := strings.CutPrefix(name, "chk-")
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(rest, 10, 64)
+	if err != nil || id < 0 {
+		return 0, false
+	}
+	return id, true
+}
+
+// isCheckpointDirName reports names of checkpoint and savepoint directories.
+func isCheckpointDirName(name string) bool {
+	_, ok := checkpointDirID(name)
+	return ok || strings.HasPrefix(name, "savepoint-")
+}
+
+// sortTasks orders task metadata by operator, then subtask.
+func sortTasks(ts []taskMeta) {
+	sort.Slice(ts, func(i, j int) bool {
+		if ts[i].Operator != ts[j].Operator {
+			return ts[i].Operator < ts[j].Operator
+		}
+		return ts[i].Subtask < ts[j].Subtask
+	})
+}
