@@ -236,6 +236,11 @@ type generator struct {
 	// remaining is the number of values a sequence can still produce
 	// (-1: unlimited).
 	remaining int64
+	// pcg is the field's random source and seq the next value of a
+	// sequence (nil for random fields): the checkpointed state
+	// (position.go).
+	pcg *rand.PCG
+	seq *int64
 }
 
 // Source generates rows.
@@ -249,6 +254,7 @@ type Source struct {
 	rps       int64
 	batchSize int
 	bounded   bool
+	done      int64 // rows emitted (the checkpointed position)
 }
 
 // NewSource returns a source for a datagen table named name (for
@@ -331,12 +337,12 @@ func (s *Source) Open(ctx context.Context) error { return nil }
 // Run emits the generated rows.
 func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 	start := time.Now()
-	var done int64
+	startDone := s.done
 	builders := make([]array.Builder, len(s.gens))
 	for i, f := range s.out.Fields() {
 		builders[i] = array.NewBuilder(memory.DefaultAllocator, f.Type)
 	}
-	for s.total < 0 || done < s.total {
+	for s.total < 0 || s.done < s.total {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -346,8 +352,8 @@ func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 			// trickle out as Flink's per-row throttle makes them.
 			n = max(min(n, s.rps/10), 1)
 		}
-		if s.total >= 0 && s.total-done < n {
-			n = s.total - done
+		if s.total >= 0 && s.total-s.done < n {
+			n = s.total - s.done
 		}
 		cols := make([]arrow.Array, len(s.gens))
 		for i, g := range s.gens {
@@ -356,12 +362,14 @@ func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 			cols[i] = builders[i].NewArray()
 		}
 		rec := array.NewRecordBatch(s.out, cols, n)
+		// The position moves before Emit: a checkpoint taken inside Emit
+		// records the position after this batch.
+		s.done += n
 		if err := out.Emit(ctx, vectorized.Batch{Rec: rec}); err != nil {
 			return err
 		}
-		done += n
 		if !s.bounded {
-			due := start.Add(time.Duration(float64(done) / float64(s.rps) * float64(time.Second)))
+			due := start.Add(time.Duration(float64(s.done-startDone) / float64(s.rps) * float64(time.Second)))
 			if d := time.Until(due); d > 0 {
 				select {
 				case <-ctx.Done():
@@ -386,14 +394,23 @@ func newGenerator(o optReader, idx int, f types.Field, loc *time.Location) (*gen
 	if kind == "" {
 		kind = "random"
 	}
-	rng := rand.New(rand.NewPCG(uint64(idx+1), seedSalt))
+	pcg := rand.NewPCG(uint64(idx+1), seedSalt)
+	rng := rand.New(pcg)
+	var g *generator
+	var err error
 	switch kind {
 	case "random":
-		return randomGenerator(o, rng, f, loc)
+		g, err = randomGenerator(o, rng, f, loc)
 	case "sequence":
-		return sequenceGenerator(o, rng, f, loc)
+		g, err = sequenceGenerator(o, rng, f, loc)
+	default:
+		return nil, fmt.Errorf("Unsupported generator kind: %s", kind)
 	}
-	return nil, fmt.Errorf("Unsupported generator kind: %s", kind)
+	if err != nil {
+		return nil, err
+	}
+	g.pcg = pcg
+	return g, nil
 }
 
 // withNulls wraps a value filler with the null rate.
@@ -748,6 +765,7 @@ func sequenceGenerator(o optReader, rng *rand.Rand, f types.Field, loc *time.Loc
 		}
 	}
 	next := start
+	g.seq = &next
 	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t.Scale)), nil)
 	g.fill = func(b array.Builder, n int) {
 		for i := 0; i < n; i++ {

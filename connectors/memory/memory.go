@@ -76,12 +76,15 @@ func (f *Factory) CreateSink(cx *connectors.Context, spec connectors.SinkSpec) (
 type source struct {
 	batches    []arrow.RecordBatch
 	projection []int
+	start      int // first batch to emit (a restored position, position.go)
+	next       int // batches emitted (the checkpointed position)
 }
 
 func (s *source) Open(context.Context) error { return nil }
 
 func (s *source) Run(ctx context.Context, out vectorized.Collector) error {
-	for _, b := range s.batches {
+	for i := s.start; i < len(s.batches); i++ {
+		b := s.batches[i]
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -95,6 +98,7 @@ func (s *source) Run(ctx context.Context, out vectorized.Collector) error {
 			}
 			rec = array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, b.NumRows())
 		}
+		s.next = i + 1
 		if err := out.Emit(ctx, vectorized.Batch{Rec: rec}); err != nil {
 			return err
 		}

@@ -58,6 +58,7 @@ type Source struct {
 	splits  int
 	total   int64
 	emitted int64
+	pos     position // the checkpointed position (position.go)
 }
 
 // NewSource returns a source for a nexmark table with the given physical
@@ -129,7 +130,8 @@ func (s *Source) Close() error { return nil }
 // unbounded one runs until ctx is cancelled and returns ctx.Err().
 func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 	wallStart := time.Now()
-	for c := int64(s.split); ; c += int64(s.splits) {
+	paced := false
+	for c := s.firstChunk(); ; c += int64(s.splits) {
 		k0 := c * int64(s.batch)
 		if k0 >= s.total {
 			break
@@ -137,26 +139,45 @@ func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n := int(min(int64(s.batch), s.total-k0))
-		rec := s.Generate(k0, n)
-		if !s.cfg.MaxEmitSpeed {
-			last := s.m.timestamp(eventNumber(k0 + int64(n) - 1))
-			due := wallStart.Add(time.Duration(last-s.cfg.BaseTime) * time.Millisecond)
-			if d := time.Until(due); d > 0 {
-				t := time.NewTimer(d)
-				select {
-				case <-ctx.Done():
-					t.Stop()
-					rec.Release()
-					return ctx.Err()
-				case <-t.C:
+		end := min(k0+int64(s.batch), s.total)
+		next := (c + int64(s.splits)) * int64(s.batch)
+		// Normally one run [k0, end); after a restore, only the events of
+		// the chunk that were not emitted before the checkpoint.
+		for _, run := range s.pos.pending(max(k0, s.pos.next), end) {
+			n := int(run[1] - run[0])
+			rec := s.Generate(run[0], n)
+			if !s.cfg.MaxEmitSpeed {
+				if s.pos.restored && !paced {
+					// A restored source paces from its first event on.
+					first := s.m.timestamp(eventNumber(run[0]))
+					wallStart = time.Now().Add(-time.Duration(first-s.cfg.BaseTime) * time.Millisecond)
+				}
+				paced = true
+				last := s.m.timestamp(eventNumber(run[1] - 1))
+				due := wallStart.Add(time.Duration(last-s.cfg.BaseTime) * time.Millisecond)
+				if d := time.Until(due); d > 0 {
+					t := time.NewTimer(d)
+					select {
+					case <-ctx.Done():
+						t.Stop()
+						rec.Release()
+						return ctx.Err()
+					case <-t.C:
+					}
 				}
 			}
+			// The position moves before Emit: a checkpoint taken inside
+			// Emit records the position after this batch.
+			s.pos.next = run[1]
+			if run[1] == end {
+				s.pos.next = next
+			}
+			s.emitted += int64(n)
+			if err := out.Emit(ctx, vectorized.Batch{Rec: rec}); err != nil {
+				return err
+			}
 		}
-		if err := out.Emit(ctx, vectorized.Batch{Rec: rec}); err != nil {
-			return err
-		}
-		s.emitted += int64(n)
+		s.pos.next = max(s.pos.next, next)
 	}
 	if s.cfg.KeepAlive {
 		<-ctx.Done()

@@ -170,6 +170,8 @@ type Source struct {
 	proj      []int
 	batchSize int
 	failing   bool
+	start     int // first row to emit (a restored position, position.go)
+	next      int // rows emitted (the checkpointed position)
 }
 
 // NewSource returns a source of rows (full physical rows) producing the
@@ -206,7 +208,7 @@ func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 		// Flink's values source throws IllegalArgumentException here.
 		return &function.EvalError{Class: "java.lang.IllegalArgumentException", Msg: "testing elements of values source shouldn't be empty."}
 	}
-	for start := 0; start < len(s.rows); start += s.batchSize {
+	for start := s.start; start < len(s.rows); start += s.batchSize {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -223,6 +225,7 @@ func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 		if err != nil {
 			return fmt.Errorf("values source: %w", err)
 		}
+		s.next = end
 		if err := out.Emit(ctx, vectorized.Batch{Rec: rec}); err != nil {
 			return err
 		}

@@ -31,7 +31,7 @@ func (b *builder) buildStream(n physical.Node, ch []runner, out *arrow.Schema) (
 	case *physical.GroupAggregate:
 		op := ops.NewGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, ops.GroupAggregateOptions{
 			Retract:  n.NeedRetraction(),
-			StateTTL: b.env.StateTTL > 0,
+			StateTTL: b.env.StateTTL,
 		})
 		op.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates (ops/script_agg_stream.go)
 		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil

@@ -38,12 +38,12 @@ func (b *builder) buildMiniBatch(n physical.Node, ch []runner, out *arrow.Schema
 			return unary(&fusedOp{
 				first: ops.NewLocalGroupAggregate(local.GroupKeys, local.Aggs, n.Input.Schema(), lo, n.MiniBatchSize),
 				second: ops.NewGlobalGroupAggregate(global.GroupKeys, global.Aggs, global.StateCols, global.LocalIn, lo, out,
-					ops.GroupAggregateOptions{StateTTL: b.env.StateTTL > 0}, 0),
+					ops.GroupAggregateOptions{StateTTL: b.env.StateTTL}, 0),
 			})
 		}
 		mb := ops.NewMiniBatchGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, ops.GroupAggregateOptions{
 			Retract:  n.NeedRetraction(),
-			StateTTL: b.env.StateTTL > 0,
+			StateTTL: b.env.StateTTL,
 		}, n.MiniBatchSize)
 		mb.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates (ops/script_agg_stream.go)
 		return unary(mb)
@@ -55,7 +55,7 @@ func (b *builder) buildMiniBatch(n physical.Node, ch []runner, out *arrow.Schema
 			return nil, true, err
 		}
 		return unary(ops.NewGlobalGroupAggregate(n.GroupKeys, n.Aggs, n.StateCols, n.LocalIn, in, out,
-			ops.GroupAggregateOptions{StateTTL: b.env.StateTTL > 0}, 0))
+			ops.GroupAggregateOptions{StateTTL: b.env.StateTTL}, 0))
 	}
 	return nil, false, nil
 }

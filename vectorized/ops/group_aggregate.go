@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -19,10 +20,12 @@ type GroupAggregateOptions struct {
 	// Retract: the input may contain -U/-D rows; MIN and MAX then keep
 	// per-group multisets (Flink's *_RETRACT aggregate functions).
 	Retract bool
-	// StateTTL: table.exec.state.ttl is on, so an update that does not
+	// StateTTL is table.exec.state.ttl (0: off). A group not accessed for
+	// that long (processing time) is dropped: a later row for its key
+	// starts from scratch (+I). With TTL on, an update that does not
 	// change the result is still emitted as -U/+U (Flink does so to keep
 	// downstream state alive); with TTL off it is suppressed.
-	StateTTL bool
+	StateTTL time.Duration
 	// NoUpdateBefore: emit +U without the -U before it (an upsert
 	// consumer asked for it).
 	NoUpdateBefore bool
@@ -53,6 +56,7 @@ type GroupAggregate struct {
 	out       *arrow.Schema
 	opts      GroupAggregateOptions
 	scripts   scriptFuncs // script aggregates (script_agg_stream.go)
+	ttl       groupTTL    // state TTL (state_agg.go)
 
 	table   agg.GroupTable // nil for the global aggregate
 	steps   []stepState
@@ -179,6 +183,9 @@ func (h *GroupAggregate) Process(ctx context.Context, b vectorized.Batch, out ve
 	}
 	h.ids = resize(h.ids, n)
 	ids := h.ids
+	if err := h.maybeCompact(ctx); err != nil {
+		return err
+	}
 	if h.table != nil {
 		for i, k := range h.groupKeys {
 			h.keyBuf[i] = rec.Column(k)
@@ -190,6 +197,7 @@ func (h *GroupAggregate) Process(ctx context.Context, b vectorized.Batch, out ve
 	} else {
 		clear(ids)
 	}
+	h.touchGroups(ids)
 
 	// Row kinds → operations, and the group row counts in row order.
 	h.base = resize(h.base, n)
@@ -246,7 +254,7 @@ func (h *GroupAggregate) Process(ctx context.Context, b vectorized.Batch, out ve
 					s.step.Clear(g)
 				}
 			}
-		case !h.changed[i] && !h.opts.StateTTL:
+		case !h.changed[i] && h.opts.StateTTL <= 0:
 		default:
 			if !h.opts.NoUpdateBefore {
 				add(i, 2*i, changelog.UpdateBefore)

@@ -203,6 +203,9 @@ func (m *MiniBatchGroupAggregate) bundle(ctx context.Context, b vectorized.Batch
 	}
 	h.ids = resize(h.ids, n)
 	ids := h.ids
+	if err := h.maybeCompact(ctx); err != nil {
+		return err
+	}
 	if h.table != nil {
 		for i, k := range h.groupKeys {
 			h.keyBuf[i] = rec.Column(k)
@@ -214,6 +217,7 @@ func (m *MiniBatchGroupAggregate) bundle(ctx context.Context, b vectorized.Batch
 	} else {
 		clear(ids)
 	}
+	h.touchGroups(ids)
 	for len(m.seen) < h.nGroups {
 		m.seen = append(m.seen, 0)
 		m.first = append(m.first, 0)
@@ -278,7 +282,7 @@ func (m *MiniBatchGroupAggregate) bundle(ctx context.Context, b vectorized.Batch
 		case !is:
 			add(l, 2*f, changelog.Delete)
 		default:
-			changed := h.opts.StateTTL
+			changed := h.opts.StateTTL > 0
 			for _, same := range cmps {
 				if changed {
 					break

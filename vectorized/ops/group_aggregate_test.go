@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -130,7 +131,7 @@ func TestGroupAggregateChangelog(t *testing.T) {
 		},
 		{
 			name: "no-change update emitted with state TTL", keys: []int{0}, calls: []logical.AggCall{maxV}, out: outOf("m"),
-			opts:  GroupAggregateOptions{StateTTL: true},
+			opts:  GroupAggregateOptions{StateTTL: 24 * time.Hour},
 			input: inserts([]any{"a", int32(5)}, []any{"a", int32(3)}),
 			want:  []string{"+I[a 5]", "-U[a 5]", "+U[a 5]"},
 		},

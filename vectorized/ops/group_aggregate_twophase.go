@@ -251,6 +251,7 @@ type GlobalGroupAggregate struct {
 	seen    []uint32
 	last    []int32
 	epoch   uint32
+	ttl     groupTTL // state TTL (state_agg.go)
 }
 
 var _ vectorized.Operator = (*GlobalGroupAggregate)(nil)
@@ -335,6 +336,21 @@ func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collect
 		clear(g.ids)
 		g.nGroups = 1
 	}
+	if rebuilt, err := g.expireTouched(ctx, g.ids); err != nil {
+		return err
+	} else if rebuilt {
+		// the expired groups are gone: the bundle's keys again
+		old = g.nGroups
+		if g.table != nil {
+			if err := g.table.Insert(g.keyBuf, n, g.ids); err != nil {
+				return err
+			}
+			g.nGroups = g.table.Len()
+		} else {
+			g.nGroups = 1
+		}
+	}
+	g.touchAccess(g.ids)
 	for len(g.seen) < g.nGroups {
 		g.seen = append(g.seen, 0)
 		g.last = append(g.last, 0)
@@ -403,7 +419,7 @@ func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collect
 			add(row, now, changelog.Insert)
 			continue
 		}
-		changed := g.opts.StateTTL
+		changed := g.opts.StateTTL > 0
 		for _, same := range cmps {
 			if changed {
 				break

@@ -13,6 +13,8 @@ import (
 type Values struct {
 	schema types.Schema
 	rows   [][]any
+	start  int // first row to emit (a restored position)
+	next   int // rows emitted (the checkpointed position)
 }
 
 var _ vectorized.Source = (*Values)(nil)
@@ -35,7 +37,7 @@ func (v *Values) Open(context.Context) error {
 
 // Run implements vectorized.Source.
 func (v *Values) Run(ctx context.Context, out vectorized.Collector) error {
-	for lo := 0; lo < len(v.rows); lo += batchSize {
+	for lo := v.start; lo < len(v.rows); lo += batchSize {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -44,6 +46,7 @@ func (v *Values) Run(ctx context.Context, out vectorized.Collector) error {
 		if err != nil {
 			return err
 		}
+		v.next = hi
 		if err := out.Emit(ctx, vectorized.Batch{Rec: rec}); err != nil {
 			return err
 		}
