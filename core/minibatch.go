@@ -26,5 +26,9 @@ func (e *TableEnvironment) withMiniBatch(o planner.Options) (planner.Options, er
 		Size:       mb.Size,
 		Phase:      strings.ToUpper(string(e.cfg.AggPhaseStrategy())),
 	}
+	o.Stream.DistinctSplit = physical.DistinctSplitOptions{
+		Enabled:   e.cfg.DistinctAggSplit(),
+		BucketNum: e.cfg.DistinctAggSplitBuckets(),
+	}
 	return o, nil
 }

@@ -176,7 +176,8 @@ func options() map[string]option {
 		KeyAggPhaseStrategy:   {"AUTO", enumCheck(aggPhaseEnumName, "AUTO", "TWO_PHASE", "ONE_PHASE")},
 		KeyDistinctAggSplit:   {"false", boolCheck},
 
-		KeySinkNotNullEnforcer: {"ERROR", enumCheck("org.apache.flink.table.api.config.ExecutionConfigOptions$NotNullEnforcer", "ERROR", "DROP")},
+		KeyDistinctAggSplitBuckets: {"1024", positiveIntCheck},
+		KeySinkNotNullEnforcer:     {"ERROR", enumCheck("org.apache.flink.table.api.config.ExecutionConfigOptions$NotNullEnforcer", "ERROR", "DROP")},
 	}
 }
 
@@ -220,6 +221,10 @@ func (c *Config) Clone() *Config {
 
 // Validate checks value for key without storing it.
 func Validate(key, value string) error {
+	if o, ok := checkpointOptions()[key]; ok { // checkpoint.go
+		_, err := o.check(key, value)
+		return err
+	}
 	if o, ok := options()[key]; ok {
 		_, err := o.check(key, value)
 		return err
@@ -266,6 +271,9 @@ func (c *Config) Get(key string) (value string, ok bool) {
 		return v, true
 	}
 	if o, ok := options()[key]; ok {
+		return o.def, true
+	}
+	if o, ok := checkpointOptions()[key]; ok {
 		return o.def, true
 	}
 	return "", false

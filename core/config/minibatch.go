@@ -26,10 +26,13 @@ const (
 	// aggregation needs mini-batch.
 	KeyAggPhaseStrategy = "table.optimizer.agg-phase-strategy"
 	// KeyDistinctAggSplit is table.optimizer.distinct-agg.split.enabled:
-	// split DISTINCT aggregates into two levels over a bucket of the
-	// distinct key. It is an optimization hint; tablerun accepts it but
-	// does not split yet (results are the same without the split).
+	// split streaming DISTINCT aggregates into two levels over a bucket of
+	// the distinct key (Flink's SplitAggregateRule).
 	KeyDistinctAggSplit = "table.optimizer.distinct-agg.split.enabled"
+	// KeyDistinctAggSplitBuckets is
+	// table.optimizer.distinct-agg.split.bucket-num: the number of buckets
+	// the distinct key is split into.
+	KeyDistinctAggSplitBuckets = "table.optimizer.distinct-agg.split.bucket-num"
 )
 
 // AggPhaseStrategy is the value of table.optimizer.agg-phase-strategy.
@@ -138,3 +141,13 @@ func (c *Config) AggPhaseStrategy() AggPhaseStrategy {
 
 // DistinctAggSplit returns table.optimizer.distinct-agg.split.enabled.
 func (c *Config) DistinctAggSplit() bool { return c.boolean(KeyDistinctAggSplit) }
+
+// DistinctAggSplitBuckets returns
+// table.optimizer.distinct-agg.split.bucket-num.
+func (c *Config) DistinctAggSplitBuckets() int {
+	n, err := strconv.Atoi(strings.TrimSpace(c.str(KeyDistinctAggSplitBuckets)))
+	if err != nil || n <= 0 {
+		return 1024
+	}
+	return n
+}

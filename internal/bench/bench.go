@@ -1,9 +1,17 @@
 // Package bench implements `tablerun bench nexmark`: it runs one Nexmark
 // query over a bounded generator in streaming mode, INSERTing into the
 // query's blackhole sink, and reports throughput (events/s wall and per
-// core of process CPU time), peak RSS, Go heap in use and the statement's
-// elapsed time, the median over several runs. The matrix form runs a grid
-// of SET options, prints a comparison table and can write an SVG bar chart.
+// core of process CPU time), latency p50/p99, peak RSS, Go heap in use,
+// operator state size and the statement's elapsed time, the median over
+// several runs. The matrix form runs a grid of SET options, prints a
+// comparison table and can write an SVG bar chart.
+//
+// Latency is the processing-time delay from a source batch's ingestion to
+// the next result batch reaching the sink, sampled every
+// --latency-every-th source batch (see build.RunProbe); event time is not
+// used (a bounded run at full speed makes event-time latency
+// meaningless). State size is the bytes of the Arrow state every stateful
+// operator would checkpoint at the end of the input, summed.
 //
 // The query files (ddl_gen.sql, ddl_views.sql, qN.sql) are read at run time
 // from --queries-dir; they are not part of this repository.
@@ -24,6 +32,7 @@ import (
 
 	"github.com/tablerun/tablerun/core"
 	"github.com/tablerun/tablerun/planner/parser"
+	"github.com/tablerun/tablerun/vectorized/build"
 )
 
 // Result is the measurement of one configuration: medians over the runs.
@@ -53,6 +62,16 @@ type Result struct {
 	// HeapInUseBytes is the largest Go heap in use (live and unswept heap
 	// objects) sampled every 10 ms during the runs.
 	HeapInUseBytes uint64
+	// LatencyP50 and LatencyP99 are the medians over the runs of each
+	// run's 50th and 99th percentile latency (see the package comment).
+	LatencyP50, LatencyP99 time.Duration
+	// LatencySamples is the number of latency samples of all runs; 0
+	// means the latency was not measured.
+	LatencySamples int
+	// StateBytes is the median over the runs of the summed state size of
+	// the operators at the end of the input; -1 when not measured (the
+	// runtime did not report it).
+	StateBytes int64
 }
 
 // Config describes one benchmark invocation.
@@ -67,12 +86,15 @@ type Config struct {
 	Runs int
 	// Options are SET options applied before the query, in order.
 	Options [][2]string
+	// LatencyEvery samples the latency of every LatencyEvery-th source
+	// batch (<= 0: every batch).
+	LatencyEvery int
 }
 
 // Main runs `tablerun bench <args>` and returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "nexmark" {
-		fmt.Fprintln(stderr, "usage: tablerun bench nexmark --query qN [--events N] [--runs N] [-D key=value ...] [--matrix 'k=v1,v2;k2=a,b'] [--chart out.svg] [--queries-dir DIR]")
+		fmt.Fprintln(stderr, "usage: tablerun bench nexmark --query qN [--events N] [--runs N] [-D key=value ...] [--matrix 'k=v1,v2;k2=a,b'] [--chart out.svg] [--queries-dir DIR] [--latency-every N]")
 		return 2
 	}
 	fs := flag.NewFlagSet("tablerun bench nexmark", flag.ContinueOnError)
@@ -83,6 +105,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("queries-dir", filepath.Join("..", "shared", "nexmark", "queries"), "directory of the Nexmark SQL files")
 	matrix := fs.String("matrix", "", "grid of options: 'key=v1,v2;key2=a,b'")
 	chart := fs.String("chart", "", "write an SVG bar chart of events/s per core to this file (matrix form)")
+	every := fs.Int("latency-every", 1, "sample the latency of every Nth source batch")
 	var defs multiFlag
 	fs.Var(&defs, "D", "session option key=value (repeatable)")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -102,8 +125,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench nexmark: %v\n", err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "nexmark %s: %d events, %d runs, median; GOMAXPROCS=%d; peak RSS is the process's so far; latency: not measured; state size: not measured\n",
-		*query, *events, *runs, runtime.GOMAXPROCS(0))
+	fmt.Fprintf(stdout, "nexmark %s: %d events, %d runs, median; GOMAXPROCS=%d; peak RSS is the process's so far; "+
+		"latency: source batch ingestion to the next sink batch (processing time, every %d. batch); state: bytes of the operators' checkpointable state at end of input\n",
+		*query, *events, *runs, runtime.GOMAXPROCS(0), max(*every, 1))
 	if len(grid) > 1 {
 		varied := map[string]bool{}
 		for _, o := range grid[0] {
@@ -121,7 +145,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, combo := range grid {
 		opts := append(append([][2]string{}, base...), combo...)
 		opts = impliedOptions(opts)
-		res, err := Run(ctx, Config{QueriesDir: *dir, Query: *query, Events: *events, Runs: *runs, Options: opts})
+		res, err := Run(ctx, Config{QueriesDir: *dir, Query: *query, Events: *events, Runs: *runs, Options: opts, LatencyEvery: *every})
 		if err != nil {
 			fmt.Fprintf(stderr, "bench nexmark %s %s: %v\n", *query, strings.Join(optionStrings(opts), " "), err)
 			return 1
@@ -297,21 +321,40 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Query: cfg.Query, Options: optionStrings(cfg.Options), Events: cfg.Events, Runs: cfg.Runs}
-	var walls, cpus []time.Duration
+	res := Result{Query: cfg.Query, Options: optionStrings(cfg.Options), Events: cfg.Events, Runs: cfg.Runs, StateBytes: -1}
+	var walls, cpus, p50s, p99s, states []time.Duration
 	for range cfg.Runs {
+		probe := build.NewRunProbe(cfg.LatencyEvery)
 		stop := sampleHeap()
-		wall, cpu, err := runOnce(ctx, stmts, cfg.Options)
+		wall, cpu, err := runOnce(build.WithRunProbe(ctx, probe), stmts, cfg.Options)
 		peak := stop()
 		if err != nil {
 			return Result{}, err
 		}
+		// Measuring the state (snapshots at the end) is not the query's
+		// work; it runs on one goroutine, so it is CPU time too.
+		wall -= min(probe.Overhead(), wall/2)
+		cpu -= min(probe.Overhead(), cpu/2)
 		walls = append(walls, wall)
 		cpus = append(cpus, cpu)
 		res.HeapInUseBytes = max(res.HeapInUseBytes, peak)
+		if lat := probe.Latencies(); len(lat) > 0 {
+			res.LatencySamples += len(lat)
+			p50s = append(p50s, percentile(lat, 50))
+			p99s = append(p99s, percentile(lat, 99))
+		}
+		if probe.Hooked() {
+			// A byte count as a Duration, to reuse median.
+			states = append(states, time.Duration(probe.StateBytes()))
+		}
 	}
 	res.Elapsed = median(walls)
 	res.CPU = median(cpus)
+	res.LatencyP50 = median(p50s)
+	res.LatencyP99 = median(p99s)
+	if len(states) > 0 {
+		res.StateBytes = int64(median(states))
+	}
 	if res.Elapsed > 0 {
 		res.EventsPerSec = float64(cfg.Events) / res.Elapsed.Seconds()
 	}
@@ -357,6 +400,16 @@ func runOnce(ctx context.Context, stmts []string, opts [][2]string) (wall, cpu t
 	return wall, cpu, nil
 }
 
+// percentile returns the p-th percentile (nearest rank) of sorted
+// durations; 0 for none.
+func percentile(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := (p*len(sorted) + 99) / 100 // ceil(p/100 * n)
+	return sorted[min(max(rank, 1), len(sorted))-1]
+}
+
 func median(ds []time.Duration) time.Duration {
 	if len(ds) == 0 {
 		return 0
@@ -372,17 +425,47 @@ func median(ds []time.Duration) time.Duration {
 // FormatLine prints one result on a line.
 func FormatLine(r Result) string {
 	opts := label(r)
-	return fmt.Sprintf("%s %s: %.0f events/s, %.0f events/s/core, elapsed %s, cpu %s, peak RSS %s, heap in use %s",
-		r.Query, opts, r.EventsPerSec, r.EventsPerCoreSec, r.Elapsed.Round(time.Millisecond),
-		r.CPU.Round(time.Millisecond), mib(int64(r.PeakRSSBytes)), mib(int64(r.HeapInUseBytes)))
+	return fmt.Sprintf("%s %s: %.0f events/s, %.0f events/s/core, latency p50 %s p99 %s (%d samples), elapsed %s, cpu %s, peak RSS %s, heap in use %s, state %s",
+		r.Query, opts, r.EventsPerSec, r.EventsPerCoreSec, latencyString(r, r.LatencyP50), latencyString(r, r.LatencyP99), r.LatencySamples,
+		r.Elapsed.Round(time.Millisecond), r.CPU.Round(time.Millisecond), mib(int64(r.PeakRSSBytes)), mib(int64(r.HeapInUseBytes)), stateString(r))
 }
 
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
+// latencyString prints a latency figure, "n/a" when not measured.
+func latencyString(r Result, d time.Duration) string {
+	if r.LatencySamples == 0 {
+		return "n/a"
+	}
+	return formatLatency(d)
+}
+
+// formatLatency rounds a latency for display.
+func formatLatency(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+// stateString prints the state size, "n/a" when not measured.
+func stateString(r Result) string {
+	if r.StateBytes < 0 {
+		return "n/a"
+	}
+	if r.StateBytes < 1<<20 {
+		return fmt.Sprintf("%.1f KiB", float64(r.StateBytes)/(1<<10))
+	}
+	return mib(r.StateBytes)
+}
+
 // WriteTable prints a comparison table of results, with each
 // configuration's events/s per core relative to the first.
 func WriteTable(w io.Writer, rs []Result) {
-	header := []string{"options", "events/s", "events/s/core", "vs first", "elapsed", "cpu", "peak RSS", "heap"}
+	header := []string{"options", "events/s", "events/s/core", "vs first", "p50", "p99", "elapsed", "cpu", "peak RSS", "heap", "state"}
 	rows := [][]string{header}
 	for _, r := range rs {
 		rel := "-"
@@ -391,8 +474,9 @@ func WriteTable(w io.Writer, rs []Result) {
 		}
 		opts := label(r)
 		rows = append(rows, []string{opts, fmt.Sprintf("%.0f", r.EventsPerSec), fmt.Sprintf("%.0f", r.EventsPerCoreSec), rel,
+			latencyString(r, r.LatencyP50), latencyString(r, r.LatencyP99),
 			r.Elapsed.Round(time.Millisecond).String(), r.CPU.Round(time.Millisecond).String(),
-			mib(r.PeakRSSBytes), mib(int64(r.HeapInUseBytes))})
+			mib(r.PeakRSSBytes), mib(int64(r.HeapInUseBytes)), stateString(r)})
 	}
 	widths := make([]int, len(header))
 	for _, row := range rows {

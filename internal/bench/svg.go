@@ -7,7 +7,8 @@ import (
 )
 
 // RenderSVG draws a horizontal bar chart of events/s per core (and events/s
-// wall, lighter) for each configuration of rs.
+// wall, lighter) for each configuration of rs, with its latency p50/p99
+// and state size under its label.
 func RenderSVG(query string, rs []Result) string {
 	const (
 		width   = 900
@@ -33,6 +34,8 @@ func RenderSVG(query string, rs []Result) string {
 	for i, r := range rs {
 		y := top + i*rowH
 		fmt.Fprintf(&b, `<text x="10" y="%d">%s</text>`+"\n", y+barH+4, html.EscapeString(label(r)))
+		fmt.Fprintf(&b, `<text x="10" y="%d" font-size="10" fill="#555">%s</text>`+"\n", y+2*barH+4, html.EscapeString(
+			"latency p50 "+latencyString(r, r.LatencyP50)+", p99 "+latencyString(r, r.LatencyP99)+"; state "+stateString(r)))
 		for j, v := range []float64{r.EventsPerCoreSec, r.EventsPerSec} {
 			color := "#1f77b4"
 			if j == 1 {

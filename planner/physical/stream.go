@@ -28,6 +28,9 @@ type GroupAggregate struct {
 	// stream_minibatch.go): it buffers bundles of up to this many rows and
 	// emits one net change per group and bundle.
 	MiniBatchSize int64
+	// Split marks a level of a split DISTINCT aggregate
+	// (stream_distinct_split.go); nil for others.
+	Split *SplitInfo
 }
 
 // NeedRetraction reports whether the input may retract rows, so that the

@@ -17,6 +17,9 @@ type StreamOptions struct {
 	// MiniBatch plans mini-batch and two-phase aggregation
 	// (stream_minibatch.go).
 	MiniBatch MiniBatchOptions
+	// DistinctSplit splits DISTINCT aggregates in two levels
+	// (stream_distinct_split.go).
+	DistinctSplit DistinctSplitOptions
 }
 
 // DefaultSinkMode returns the row kinds the built-in connectors' sinks
@@ -74,7 +77,7 @@ func TranslateStream(n logical.Node, env *Env, opts StreamOptions) (Node, error)
 	if err != nil {
 		return nil, err
 	}
-	return applyMiniBatch(s, opts.MiniBatch), nil
+	return applyMiniBatch(applyDistinctSplit(s, opts.DistinctSplit), opts.MiniBatch), nil
 }
 
 func toStream(n Node, opts StreamOptions) (Node, error) {
