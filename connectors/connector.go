@@ -87,6 +87,22 @@ type TwoPhaseSink interface {
 // index of this instance among Context.Parallelism instances (0-based);
 // sinks that write files put it in their file names.
 
+// SplittableFactory is a Factory whose sources can run as several
+// parallel instances, each reading its share (its split) of the table:
+// the executor then runs the scan with the job's parallelism and calls
+// SetSplit(subtask, parallelism) on each instance's source before Open.
+type SplittableFactory interface {
+	Factory
+	Splittable(spec SourceSpec) bool
+}
+
+// SplitSource is a source that reads one split of its table (see
+// SplittableFactory).
+type SplitSource interface {
+	vectorized.Source
+	SetSplit(index, count int) error
+}
+
 // Factory creates sources and sinks for one connector identifier.
 type Factory interface {
 	// Identifier is the value of the 'connector' option, e.g. "datagen".

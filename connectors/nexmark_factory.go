@@ -29,6 +29,10 @@ func (f nexmarkFactory) CreateSource(cx *Context, spec SourceSpec) (vectorized.S
 	return nexmark.NewSource(cfg, spec.Table.PhysicalSchema(), spec.Projection, batchSize(cx))
 }
 
+// Splittable implements SplittableFactory: the generator is cut into
+// batch-sized chunks, dealt round-robin to the instances.
+func (nexmarkFactory) Splittable(SourceSpec) bool { return true }
+
 func (f nexmarkFactory) CreateSink(cx *Context, spec SinkSpec) (Sink, error) {
 	return nil, fmt.Errorf("Connector 'nexmark' can only be used as a source. It cannot be used as a sink.")
 }

@@ -11,6 +11,8 @@ import (
 const (
 	MsgStatementSucceeded = "[INFO] Execute statement succeeded."
 	MsgDMLComplete        = "[INFO] Complete execution of the SQL update statement."
+	MsgDMLSubmitting      = "[INFO] Submitting SQL update statement to the cluster..."
+	MsgDMLSubmitted       = "[INFO] SQL update statement has been successfully submitted to the cluster:"
 	MsgErrorPrefix        = "[ERROR] Could not execute SQL statement. Reason:"
 )
 
@@ -30,7 +32,8 @@ func OutputTag(res *TableResult, err error) string {
 // PrintClientResult writes what Flink's SQL client prints in tableau mode
 // for the outcome of one statement (res or err), using the session's
 // options (sql-client.display.print-time-cost for query footers). INSERT
-// runs synchronously in tablerun, so it always prints the dml-sync message.
+// runs synchronously unless the session set table.dml-sync to false: then
+// it prints the job id of the submitted job.
 func PrintClientResult(w io.Writer, cfg *config.Config, res *TableResult, err error) error {
 	var b strings.Builder
 	switch {
@@ -39,6 +42,8 @@ func PrintClientResult(w io.Writer, cfg *config.Config, res *TableResult, err er
 		b.WriteByte('\n')
 		b.WriteString(Reason(err))
 		b.WriteByte('\n')
+	case res.IsDML() && res.Submitted():
+		b.WriteString(MsgDMLSubmitting + "\n" + MsgDMLSubmitted + "\nJob ID: " + res.JobID() + "\n")
 	case res.IsDML():
 		b.WriteString(MsgDMLComplete + "\n")
 	case res.Kind() == Success:

@@ -10,6 +10,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -74,15 +75,17 @@ func (s EnvironmentSettings) WithOption(key, value string) EnvironmentSettings {
 // at any time.
 type TableEnvironment struct {
 	// mu serialises statements; see session.go.
-	mu      sync.Mutex
-	cfg     *config.Config
-	cat     *catalog.Manager
-	fns     *function.Registry
-	conns   *connectors.Registry
-	stdout  io.Writer
-	stderr  io.Writer
-	initErr error
-	now     func() time.Time
+	mu       sync.Mutex
+	jobs     *jobRegistry // jobs.go
+	jobsOnce sync.Once
+	cfg      *config.Config
+	cat      *catalog.Manager
+	fns      *function.Registry
+	conns    *connectors.Registry
+	stdout   io.Writer
+	stderr   io.Writer
+	initErr  error
+	now      func() time.Time
 	// stmtSet collects the INSERTs between BEGIN STATEMENT SET and END;
 	// nil outside a statement set.
 	stmtSet []*logical.Sink
@@ -156,6 +159,18 @@ func (e *TableEnvironment) ExecuteSQL(ctx context.Context, sql string) (res *Tab
 			return nil, classify(KindParse, &javaError{class: "java.lang.IllegalArgumentException", msg: "only single statement supported"})
 		}
 		return nil, classify(KindParse, err)
+	}
+	switch s := st.(type) {
+	case *ast.StopJob:
+		// Not under the session lock: a synchronous job may hold it
+		// (jobs.go).
+		e.mu.Unlock()
+		defer e.mu.Lock()
+		return e.stopJob(ctx, s)
+	case *ast.ShowJobs:
+		return e.showJobs(), nil
+	case *ast.DescribeJob:
+		return e.describeJob(s.ID)
 	}
 	res, err = e.execute(ctx, st, start)
 	if err != nil {
@@ -390,11 +405,54 @@ func (e *TableEnvironment) runSinks(ctx context.Context, sinks []*logical.Sink, 
 		plans[i] = phys
 	}
 	res := &TableResult{kind: SuccessWithContent, dml: true, rows: [][]any{{}}}
-	seen := map[string]int{}
-	for i, phys := range plans {
-		if err := build.Run(ctx, phys, e.buildEnv(now), func(vectorized.Batch) error { return nil }); err != nil {
-			return nil, classify(KindExecution, err)
+	var names []string
+	for _, sink := range sinks {
+		if sink.Table != nil {
+			names = append(names, sink.Table.ID.Summary())
 		}
+	}
+	// The job (jobs.go): one per INSERT or statement set, listed by SHOW
+	// JOBS; it checkpoints and restores as the session configures.
+	async := e.asyncDML()
+	jctx := ctx
+	if async {
+		jctx = context.WithoutCancel(ctx)
+	}
+	j, jctx := e.newJob(jctx, e.jobName(names))
+	envs := make([]*build.Env, len(plans))
+	for i := range plans {
+		envs[i] = e.buildEnv(now)
+		ck, err := e.checkpointSettings(j)
+		if err != nil {
+			j.finish(err)
+			return nil, err
+		}
+		envs[i].Checkpoint = ck
+	}
+	run := func() error {
+		for i, phys := range plans {
+			if err := build.Run(jctx, phys, envs[i], func(vectorized.Batch) error { return nil }); err != nil {
+				if c := context.Cause(jctx); errors.Is(c, errJobStopped) {
+					return c
+				}
+				return classify(KindExecution, err)
+			}
+		}
+		return nil
+	}
+	res.jobID = j.info.ID
+	if async {
+		res.submitted = true
+		go func() { j.finish(run()) }()
+	} else {
+		err := run()
+		j.finish(err)
+		if err != nil && !errors.Is(err, errJobStopped) {
+			return nil, err
+		}
+	}
+	seen := map[string]int{}
+	for i := range plans {
 		name := "sink"
 		if sinks[i].Table != nil {
 			name = sinks[i].Table.ID.Summary()

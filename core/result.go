@@ -49,7 +49,19 @@ type TableResult struct {
 	// changes is set for streaming query results: row kinds and the
 	// running job (see stream.go).
 	changes *changes
+	// jobID is the job of an INSERT; submitted is true when it runs in
+	// the background (jobs.go).
+	jobID     string
+	submitted bool
 }
+
+// JobID returns the id of the job an INSERT ran or submitted ("" for
+// other statements).
+func (r *TableResult) JobID() string { return r.jobID }
+
+// Submitted reports whether an INSERT's job was submitted to run in the
+// background ('table.dml-sync' = 'false') rather than run to its end.
+func (r *TableResult) Submitted() bool { return r.submitted }
 
 // okResult is the result of a statement without content ("OK", as Flink).
 func okResult() *TableResult {

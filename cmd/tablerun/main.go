@@ -162,6 +162,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "tablerun: %v\n", err)
 			return 1
 		}
+		// Background jobs end with the session that runs them.
+		stopJobs(env)
 		return 0
 	}
 	script := *exec
@@ -173,7 +175,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		script = string(text)
 	}
-	if !runScript(ctx, env, script, stdout, stdout, *keepGoing, *format) {
+	ok := runScript(ctx, env, script, stdout, stdout, *keepGoing, *format)
+	// Jobs submitted in the background ('table.dml-sync' = 'false') run
+	// in this process: it ends when they do (Ctrl-C cancels them).
+	if err := env.AwaitJobs(ctx); err != nil {
+		fmt.Fprintf(stderr, "tablerun: %v\n", err)
+		return 1
+	}
+	if !ok {
 		return 1
 	}
 	return 0
@@ -219,4 +228,13 @@ func runScript(ctx context.Context, env *core.TableEnvironment, script string, o
 func printError(w io.Writer, env *core.TableEnvironment, err error) {
 	_ = core.PrintClientResult(w, env.Config(), nil, err)
 	fmt.Fprintln(w)
+}
+
+// stopJobs cancels the jobs still running in the background.
+func stopJobs(env *core.TableEnvironment) {
+	for _, j := range env.Jobs() {
+		if j.Status == core.JobRunning {
+			_, _ = env.StopJob(context.Background(), j.ID, false, "")
+		}
+	}
 }

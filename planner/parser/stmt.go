@@ -92,7 +92,13 @@ func (p *parser) parseStatement() (ast.Statement, error) {
 			return p.parseStatementSet(t.pos)
 		}
 		return nil, unsupported(t.pos, "EXECUTE "+p.tok().upper)
-	case "UPSERT", "DELETE", "UPDATE", "TRUNCATE", "CALL", "ANALYZE", "HELP", "QUIT", "EXIT", "CLEAR", "STOP", "MERGE", "REFRESH", "SAVEPOINT", "REPLACE":
+	case "STOP":
+		if p.isKwAt(1, "JOB") {
+			p.p += 2
+			return p.parseStopJob(t.pos) // stmt_jobs.go
+		}
+		return nil, unsupported(t.pos, t.upper+" statement")
+	case "UPSERT", "DELETE", "UPDATE", "TRUNCATE", "CALL", "ANALYZE", "HELP", "QUIT", "EXIT", "CLEAR", "MERGE", "REFRESH", "SAVEPOINT", "REPLACE":
 		return nil, unsupported(t.pos, t.upper+" statement")
 	}
 	return nil, p.errUnexpected(`"SELECT"`, `"CREATE"`, `"INSERT"`)
@@ -1097,6 +1103,11 @@ func (p *parser) parseDescribe() (ast.Statement, error) {
 		p.p++
 		st := &ast.DescribeDatabase{Pos: pos, Extended: p.acceptKw("EXTENDED")}
 		st.Name, err = p.objectName()
+		return st, err
+	case p.isKw("JOB") && p.peekAt(1).kind == tString:
+		p.p++
+		st := &ast.DescribeJob{Pos: pos} // stmt_jobs.go
+		st.ID, err = p.stringLit()
 		return st, err
 	case p.isKw("FUNCTION") && (p.isKwAt(1, "EXTENDED") || isIdentTok(p.peekAt(1))):
 		p.p++

@@ -55,6 +55,9 @@ type Env struct {
 	// streaming plan (table.exec.resource.default-parallelism); 0 or 1
 	// runs everything once. See parallel.go.
 	Parallelism int
+	// Checkpoint, when not nil, checkpoints a streaming run and may
+	// restore it (checkpoint.go).
+	Checkpoint *CheckpointSettings
 }
 
 // Run builds the operators of plan and drives them to completion,
@@ -78,6 +81,10 @@ func Run(ctx context.Context, plan physical.Node, env *Env, out func(b vectorize
 	if env.Stats != nil {
 		b.par = 1 // statistics are per node, not per instance
 	}
+	if env.Checkpoint != nil {
+		b.ck = &ckState{set: env.Checkpoint}
+		b.ck.assignIDs(plan)
+	}
 	r, err := b.buildNode(plan)
 	if err != nil {
 		return err
@@ -86,6 +93,15 @@ func Run(ctx context.Context, plan physical.Node, env *Env, out func(b vectorize
 		return err
 	}
 	ctx, stopHubs := b.startHubs(ctx) // parallel.go
+	if b.ck != nil {
+		stop, failed, err := b.startCheckpoints(ctx) // checkpoint.go
+		if err != nil {
+			stopHubs()
+			return err
+		}
+		defer stop()
+		r = &checkpointedRun{inner: r, failed: failed}
+	}
 	err = wrap("", r.run(ctx, &rootCollector{out: out}))
 	stopHubs()
 	if a, ok := err.(*OperatorError); ok && a.Node == "" {
@@ -239,19 +255,33 @@ func closeInto(name string, errp *error, f func() error) {
 type sourceRunner struct {
 	name string
 	src  vectorized.Source
+	ck   *runnerCk // checkpoint.go; nil without checkpoints
+	inj  *injector
 }
 
 func (r *sourceRunner) run(ctx context.Context, out vectorized.Collector) (err error) {
 	out = countSourceRows(ctx, out) // progress.go: rows read, when ctx carries a Progress
+	out = probeSource(ctx, out)     // bench_probe.go: latency stamps, when ctx carries a RunProbe
 	defer closeInto(r.name, &err, r.src.Close)
 	if err := r.src.Open(ctx); err != nil {
 		return wrap(r.name, err)
+	}
+	if r.inj != nil {
+		if rd := r.ck.reader(); rd != nil {
+			if err := r.inj.src.RestorePosition(rd); err != nil {
+				return wrap(r.name, fmt.Errorf("restoring the source position: %w", err))
+			}
+		}
+		out = &injectCollector{out: out, in: r.inj}
 	}
 	if err := r.src.Run(ctx, out); err != nil {
 		return wrap(r.name, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if r.inj != nil {
+		r.inj.finish()
 	}
 	return out.EmitMarker(ctx, endOfInput)
 }
@@ -261,6 +291,8 @@ type unaryRunner struct {
 	name  string
 	op    vectorized.Operator
 	child runner
+	sink  connectors.Sink // the connector sink of a StreamSink
+	ck    *runnerCk       // checkpoint.go; nil without checkpoints
 }
 
 func (r *unaryRunner) run(ctx context.Context, out vectorized.Collector) (err error) {
@@ -268,7 +300,25 @@ func (r *unaryRunner) run(ctx context.Context, out vectorized.Collector) (err er
 	if err := r.op.Open(ctx); err != nil {
 		return wrap(r.name, err)
 	}
-	err = r.child.run(ctx, &opCollector{name: r.name, op: r.op, out: out})
+	op := r.op
+	if r.ck != nil {
+		if err := r.restore(ctx); err != nil {
+			return wrap(r.name, fmt.Errorf("restoring the state: %w", err))
+		}
+		if r.sink != nil {
+			op = &sinkCk{Operator: op, sink: r.sink, ck: r.ck}
+		} else if st, ok := stateOf(op); ok {
+			out = &stateCollector{out: out, ck: r.ck, state: st}
+		}
+	}
+	var in vectorized.Collector = &opCollector{name: r.name, op: op, out: out}
+	if r.sink != nil {
+		in = probeSinkInput(ctx, in) // bench_probe.go
+	}
+	err = r.child.run(ctx, in)
+	if err == nil {
+		probeState(ctx, r.op) // bench_probe.go
+	}
 	if l, ok := r.op.(*ops.Limit); ok && ops.IsLimitReached(err, l) {
 		// The limit has all its rows: the input ends here.
 		return wrap(r.name, r.op.OnMarker(ctx, endOfInput, out))
@@ -332,6 +382,7 @@ type builder struct {
 	parMemo   map[physical.Node]bool
 	hubs      map[*physical.Exchange]*hub
 	allHubs   []*hub
+	ck        *ckState    // checkpoint.go; nil without checkpoints
 	outMu     *sync.Mutex // shared by the sink instances' writers
 }
 
@@ -388,6 +439,9 @@ func (b *builder) build(n physical.Node) (runner, error) {
 		}
 		src, err := f.CreateSource(b.conn(), connectors.SourceSpec{Table: n.Table, Projection: n.Projection})
 		if err != nil {
+			return nil, err
+		}
+		if err := b.setSplit(src); err != nil { // parallel.go
 			return nil, err
 		}
 		return &sourceRunner{name: name, src: src}, nil

@@ -68,6 +68,8 @@ func (b *builder) isPar(n physical.Node) bool {
 	v := false
 	if ex, ok := n.(*physical.Exchange); ok {
 		v = len(ex.Keys) > 0
+	} else if scan, ok := n.(*physical.TableSourceScan); ok {
+		v = b.splittable(scan)
 	} else if parallelSafe(n) && len(n.Children()) > 0 {
 		v = true
 		for _, c := range n.Children() {
@@ -552,4 +554,30 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// splittable reports whether a scan runs as parallel instances: its
+// connector deals the table out in splits.
+func (b *builder) splittable(n *physical.TableSourceScan) bool {
+	if b.env.Connectors == nil {
+		return false
+	}
+	f, err := b.env.Connectors.Lookup(n.Table)
+	if err != nil {
+		return false
+	}
+	sf, ok := f.(connectors.SplittableFactory)
+	return ok && sf.Splittable(connectors.SourceSpec{Table: n.Table, Projection: n.Projection})
+}
+
+// setSplit gives a parallel scan instance its split.
+func (b *builder) setSplit(src vectorized.Source) error {
+	if b.inst < 0 {
+		return nil
+	}
+	ss, ok := src.(connectors.SplitSource)
+	if !ok {
+		return fmt.Errorf("internal: the source of a parallel scan cannot read splits")
+	}
+	return ss.SetSplit(b.inst, b.par)
 }

@@ -173,6 +173,11 @@ func (b *builder) buildOne(n physical.Node) (runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b.ck != nil {
+		if err := b.attachCheckpoint(n, r); err != nil { // checkpoint.go
+			return nil, err
+		}
+	}
 	if b.env.Spill != (ops.SpillConfig{}) {
 		if u, ok := r.(*unaryRunner); ok {
 			if sp, ok := u.op.(interface{ SetSpill(ops.SpillConfig) }); ok {

@@ -23,6 +23,9 @@ func (b *builder) buildStream(n physical.Node, ch []runner, out *arrow.Schema) (
 	if r, ok, err := b.buildOver(n, ch, out); ok { // over.go
 		return r, ok, err
 	}
+	if r, ok, err := b.buildExpand(n, ch, out); ok { // expand.go
+		return r, ok, err
+	}
 	if r, ok, err := b.buildMiniBatch(n, ch, out); ok {
 		return r, ok, err
 	}
@@ -73,7 +76,7 @@ func (b *builder) buildStream(n physical.Node, ch []runner, out *arrow.Schema) (
 		if enf := b.notNullEnforcer(&physical.Sink{Input: n.Input, Table: n.Table}); enf != nil {
 			child = &unaryRunner{name: name, op: enf, child: child}
 		}
-		return &unaryRunner{name: name, op: ops.NewSink(s), child: child}, true, nil
+		return &unaryRunner{name: name, op: ops.NewSink(s), child: child, sink: s}, true, nil
 	}
 	return nil, false, nil
 }
@@ -96,6 +99,7 @@ type multiRunner struct {
 	name     string
 	op       multiInput
 	children []runner
+	ck       *runnerCk // checkpoint.go; nil without checkpoints
 }
 
 // sideItem is what an input goroutine hands to the join: a batch, a
@@ -168,6 +172,14 @@ func (r *multiRunner) run(ctx context.Context, out vectorized.Collector) (err er
 	if len(r.children) == 0 {
 		return out.EmitMarker(ctx, endOfInput)
 	}
+	if r.ck != nil {
+		if rd := r.ck.reader(); rd != nil {
+			if err := r.op.(vectorized.Stateful).RestoreState(ctx, rd); err != nil {
+				return wrap(r.name, fmt.Errorf("restoring the state: %w", err))
+			}
+		}
+	}
+	al := &aligner{r: r, out: out, sides: make([]sideState, len(r.children))}
 	for running := len(r.children); running > 0; {
 		var it sideItem
 		select {
@@ -175,19 +187,122 @@ func (r *multiRunner) run(ctx context.Context, out vectorized.Collector) (err er
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		switch {
-		case it.done:
+		if it.done {
 			if it.err != nil {
 				return it.err
 			}
 			running--
-		case it.marker != nil:
-			if err := r.op.OnMarker(ctx, it.side, *it.marker, out); err != nil {
-				return wrap(r.name, err)
+			if err := al.end(ctx, it.side); err != nil {
+				return err
 			}
-		default:
-			if err := r.op.Process(ctx, it.side, it.batch, out); err != nil {
-				return wrap(r.name, err)
+			continue
+		}
+		if err := al.handle(ctx, it); err != nil {
+			return err
+		}
+	}
+	probeState(ctx, r.op) // bench_probe.go
+	return nil
+}
+
+// sideState is what the aligner tracks per input.
+type sideState struct {
+	ended   bool
+	blocked bool // past the barrier being aligned: hold its items
+	queue   []sideItem
+}
+
+// aligner feeds a multi-input operator and aligns checkpoint barriers over
+// its live inputs: the operator's state is snapshotted, and the barrier
+// forwarded, once every input that has not ended delivered it; the items
+// of an input already past the barrier wait until then.
+type aligner struct {
+	r       *multiRunner
+	out     vectorized.Collector
+	sides   []sideState
+	barrier int64 // the checkpoint being aligned, 0: none
+	seen    int
+}
+
+func (a *aligner) handle(ctx context.Context, it sideItem) error {
+	s := &a.sides[it.side]
+	if s.blocked {
+		s.queue = append(s.queue, it)
+		return nil
+	}
+	if it.marker == nil {
+		return wrap(a.r.name, a.r.op.Process(ctx, it.side, it.batch, a.out))
+	}
+	m := *it.marker
+	if m.Kind != vectorized.CheckpointBarrier {
+		if m.Kind == vectorized.EndOfInput {
+			s.ended = true
+		}
+		if err := a.r.op.OnMarker(ctx, it.side, m, a.out); err != nil {
+			return wrap(a.r.name, err)
+		}
+		if m.Kind == vectorized.EndOfInput {
+			return a.release(ctx)
+		}
+		return nil
+	}
+	if a.barrier < m.Checkpoint {
+		a.barrier, a.seen = m.Checkpoint, 0
+	}
+	s.blocked = true
+	a.seen++
+	return a.release(ctx)
+}
+
+// end records that an input's run ended (its EndOfInput passed before).
+func (a *aligner) end(ctx context.Context, side int) error {
+	s := &a.sides[side]
+	if s.ended || s.blocked {
+		return nil
+	}
+	s.ended = true
+	return a.release(ctx)
+}
+
+// release snapshots and forwards an aligned barrier, then replays what
+// the inputs held.
+func (a *aligner) release(ctx context.Context) error {
+	if a.barrier == 0 {
+		return nil
+	}
+	live := 0
+	for i := range a.sides {
+		if !a.sides[i].ended || a.sides[i].blocked {
+			live++
+		}
+	}
+	if a.seen < live {
+		return nil
+	}
+	id := a.barrier
+	a.barrier, a.seen = 0, 0
+	if a.r.ck != nil {
+		st := a.r.op.(vectorized.Stateful)
+		a.r.ck.snapshot(id, func(w vectorized.StateWriter) error { return st.SnapshotState(ctx, w) })
+	}
+	if err := a.out.EmitMarker(ctx, vectorized.Marker{Kind: vectorized.CheckpointBarrier, Checkpoint: id}); err != nil {
+		return err
+	}
+	for i := range a.sides {
+		s := &a.sides[i]
+		if !s.blocked {
+			continue
+		}
+		s.blocked = false
+		q := s.queue
+		s.queue = nil
+		for k, it := range q {
+			if err := a.handle(ctx, it); err != nil {
+				return err
+			}
+			if s.blocked {
+				s.queue = append(q[k+1:len(q):len(q)], s.queue...)
+				break
 			}
 		}
 	}
