@@ -121,7 +121,13 @@ type Join struct {
 	// either side of an equality key makes the condition unknown, so a left
 	// row is dropped when the right side has a NULL key.
 	NullAwareAnti bool
-	Out           types.Schema
+	// Temporal marks a temporal table join (JOIN t FOR SYSTEM_TIME AS OF
+	// <left time attribute>): Right is the temporal table. As of
+	// processing time (a lookup join) batch plans join it as a regular
+	// join; as of event time Cond holds the TemporalJoinCondition marker
+	// (temporal.go).
+	Temporal bool
+	Out      types.Schema
 }
 
 // SortKey orders by one input column.

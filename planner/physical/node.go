@@ -63,7 +63,11 @@ type HashJoin struct {
 	LeftKeys, RightKeys []int
 	Extra               logical.Expr
 	NullAwareAnti       bool
-	Out                 types.Schema
+	// Temporal: a temporal table join (see logical.Join); the streaming
+	// translation makes it a LookupJoin or, as of event time, a
+	// TemporalJoin.
+	Temporal bool
+	Out      types.Schema
 }
 
 // NestedLoopJoin joins without equality keys; Cond over left ++ right (nil:
@@ -73,7 +77,9 @@ type NestedLoopJoin struct {
 	Kind          logical.JoinKind
 	Cond          logical.Expr
 	NullAwareAnti bool
-	Out           types.Schema
+	// Temporal: as HashJoin.Temporal.
+	Temporal bool
+	Out      types.Schema
 }
 
 // Sort orders all rows.

@@ -311,6 +311,8 @@ func timeAttrOf(n Node, i int) TimeAttr {
 		}
 	case *Exchange:
 		return timeAttrOf(x.Input, i)
+	case *IntervalJoin, *TemporalJoin, *LookupJoin:
+		return timeJoinAttr(n, i) // interval_join.go
 	case *WatermarkCalc:
 		for _, c := range x.Children() {
 			return timeAttrOf(c, i)

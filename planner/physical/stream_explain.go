@@ -11,6 +11,9 @@ func DescribeStream(n Node, execution bool) string {
 	if s, ok := describeMiniBatch(n); ok {
 		return s
 	}
+	if s, ok := describeTimeJoin(n, execution); ok { // interval_join.go
+		return s
+	}
 	if s, ok := describeDistinctSplit(n, execution); ok { // stream_distinct_split.go
 		return s
 	}

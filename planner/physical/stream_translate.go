@@ -63,6 +63,9 @@ func (e *TableError) JavaClass() string { return "org.apache.flink.table.api.Tab
 //	HashJoin,         StreamJoin (Flink's Join) over an Exchange per input
 //	NestedLoopJoin    (hash of the keys, or single without keys)
 //
+// Joins bounded in time become IntervalJoin, WindowJoin, LookupJoin or
+// TemporalJoin (interval_join.go).
+//
 // NOT IN (null-aware anti joins), ORDER BY … LIMIT (Top-N),
 // INTERSECT/EXCEPT and LIMIT over an updating input are not supported yet.
 func TranslateStream(n logical.Node, env *Env, opts StreamOptions) (Node, error) {
@@ -89,6 +92,9 @@ func toStream(n Node, opts StreamOptions) (Node, error) {
 			return nil, err
 		}
 		conv[i] = s
+	}
+	if j, ok, err := timeJoin(n, conv); ok { // interval_join.go
+		return j, err
 	}
 	switch x := n.(type) {
 	case *TableSourceScan, *Values:
@@ -143,7 +149,7 @@ func toStream(n Node, opts StreamOptions) (Node, error) {
 			return nil, err
 		}
 		return &StreamSink{Input: in, Table: x.Table, Overwrite: x.Overwrite}, nil
-	case *GroupAggregate, *Exchange, *StreamUnion, *StreamSink, *StreamJoin,
+	case *GroupAggregate, *Exchange, *StreamUnion, *StreamSink, *StreamJoin, *IntervalJoin, *LookupJoin, *WindowJoin, *TemporalJoin,
 		*WatermarkAssigner, *WindowTableFunction, *WindowAggregate, *WatermarkCalc:
 		return n.WithChildren(conv), nil
 	}

@@ -36,7 +36,7 @@ func (t *translator) join(x *logical.Join) (Node, error) {
 		}
 	}
 	if len(lkeys) == 0 {
-		return &NestedLoopJoin{Left: left, Right: right, Kind: x.Kind, Cond: x.Cond, NullAwareAnti: x.NullAwareAnti, Out: x.Out}, nil
+		return &NestedLoopJoin{Left: left, Right: right, Kind: x.Kind, Cond: x.Cond, NullAwareAnti: x.NullAwareAnti, Temporal: x.Temporal, Out: x.Out}, nil
 	}
 	semi := x.Kind == logical.SemiJoin || x.Kind == logical.AntiJoin
 	if len(x.Out) != nLeft && semi || !semi && len(x.Out) != nLeft+nRight {
@@ -67,7 +67,7 @@ func (t *translator) join(x *logical.Join) (Node, error) {
 		}
 	}
 	hj := &HashJoin{Left: left, Right: right, Kind: x.Kind, LeftKeys: leftIdx, RightKeys: rightIdx,
-		Extra: extra, NullAwareAnti: x.NullAwareAnti, Out: out}
+		Extra: extra, NullAwareAnti: x.NullAwareAnti, Temporal: x.Temporal, Out: out}
 	if kL == 0 && kR == 0 {
 		return hj, nil
 	}

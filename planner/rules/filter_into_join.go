@@ -45,7 +45,11 @@ func (r *FilterIntoJoin) Apply(n logical.Node) (logical.Node, bool, error) {
 				case sideLeft:
 					toLeft = append(toLeft, c)
 				case sideRight:
-					toRight = append(toRight, shift(c, -nLeft))
+					if logical.EventTimeTemporal(j) { // applies to the version of each left row
+						toCond = append(toCond, c)
+					} else {
+						toRight = append(toRight, shift(c, -nLeft))
+					}
 				default:
 					toCond = append(toCond, c)
 				}

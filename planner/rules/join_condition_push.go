@@ -27,7 +27,7 @@ func (r *JoinConditionPush) Apply(n logical.Node) (logical.Node, bool, error) {
 		}
 		nLeft := len(j.Left.Schema())
 		leftOK := j.Kind == logical.InnerJoin || j.Kind == logical.SemiJoin || j.Kind == logical.RightJoin
-		rightOK := j.Kind != logical.RightJoin
+		rightOK := j.Kind != logical.RightJoin && !logical.EventTimeTemporal(j)
 		var toLeft, toRight, keep []logical.Expr
 		for _, c := range logical.Conjuncts(j.Cond) {
 			s := sideOf(c, nLeft)

@@ -282,6 +282,15 @@ func (v *Validator) planJoin(j *ast.Join, e *env) (logical.Node, *scope, error) 
 			return n, sc, err
 		}
 	}
+	var temporal *temporalSpec
+	if tn, ok := j.Right.(*ast.TableName); ok && tn.ForSystemTimeAsOf != nil { // temporal.go
+		rt, ts, err := v.temporalRight(j, tn, left, ls, e)
+		if err != nil {
+			return nil, nil, err
+		}
+		c := *j
+		c.Right, j, temporal = rt, &c, ts
+	}
 	right, rs, err := v.planFrom(j.Right, e)
 	if err != nil {
 		return nil, nil, err
@@ -323,7 +332,12 @@ func (v *Validator) planJoin(j *ast.Join, e *env) (logical.Node, *scope, error) 
 		} else if j.Kind != ast.CrossJoin && !j.Natural {
 			return nil, nil, posErr(j.Pos, "INNER, LEFT, RIGHT or FULL join requires a condition (NATURAL keyword or ON or USING clause)")
 		}
-		return &logical.Join{Left: left, Right: right, Kind: kind, Cond: cond, Out: out}, sc, nil
+		if temporal != nil {
+			if cond, err = temporal.condition(cond, left, right); err != nil {
+				return nil, nil, err
+			}
+		}
+		return &logical.Join{Left: left, Right: right, Kind: kind, Cond: cond, Temporal: temporal != nil, Out: out}, sc, nil
 	}
 	// USING / NATURAL: equality on the common columns, merged columns first.
 	find := func(es []entry, name, side string) (entry, error) {

@@ -29,6 +29,9 @@ func (b *builder) buildStream(n physical.Node, ch []runner, out *arrow.Schema) (
 	if r, ok, err := b.buildMiniBatch(n, ch, out); ok {
 		return r, ok, err
 	}
+	if r, ok, err := b.buildTimeJoin(n, ch, out); ok { // stream_join_time.go
+		return r, ok, err
+	}
 	name := n.Name()
 	switch n := n.(type) {
 	case *physical.GroupAggregate:

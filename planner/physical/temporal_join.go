@@ -1,0 +1,160 @@
+package physical
+
+import (
+	"strings"
+
+	"github.com/tablerun/tablerun/core/catalog"
+	"github.com/tablerun/tablerun/core/changelog"
+	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/planner/logical"
+)
+
+// LookupJoin is the processing-time temporal table join (JOIN t FOR
+// SYSTEM_TIME AS OF <left proctime>), Flink's StreamPhysicalLookupJoin:
+// every input row is joined with the rows of the temporal table that
+// match its keys at the time it arrives.
+//
+// Flink plans a LookupJoin for connectors that are lookup sources (the
+// legacy csv 'connector.type' = 'filesystem' table of Nexmark q13, jdbc,
+// hbase, hive) and fails with "Processing-time temporal join is not
+// supported yet." for others. tablerun has no lookup connectors: it
+// plans a LookupJoin against any bounded table and runs it as Flink's
+// lookup sources with a full cache do: the temporal table is read once,
+// completely, before the first input row is joined, and kept in memory.
+// An unbounded temporal table gets Flink's error.
+//
+// Temporal is the plan of the temporal table. It is not a child: as in
+// Flink's plans, EXPLAIN shows the LookupJoin over its input only; the
+// runtime builds and runs Temporal itself.
+type LookupJoin struct {
+	Input    Node
+	Temporal Node
+	// Table is the temporal table (nil when Temporal reads no table).
+	Table *catalog.ResolvedTable
+	// Kind is InnerJoin or LeftJoin.
+	Kind logical.JoinKind
+	// InputKeys and TemporalKeys are the equality keys.
+	InputKeys, TemporalKeys []int
+	// Extra is the rest of the join condition over Input ++ Temporal
+	// (nil: none).
+	Extra logical.Expr
+	Out   types.Schema
+}
+
+// Schema implements Node.
+func (n *LookupJoin) Schema() types.Schema { return n.Out }
+
+// Children implements Node: the input only (see LookupJoin).
+func (n *LookupJoin) Children() []Node { return []Node{n.Input} }
+
+// WithChildren implements Node.
+func (n *LookupJoin) WithChildren(ch []Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// Name implements Node.
+func (n *LookupJoin) Name() string { return "LookupJoin" }
+
+// Mode implements Node: the input's row kinds pass through.
+func (n *LookupJoin) Mode() changelog.Mode { return n.Input.Mode() }
+
+var _ Node = (*LookupJoin)(nil)
+
+// lookupJoin turns a temporal HashJoin or NestedLoopJoin (conv: its
+// streaming inputs) into a LookupJoin.
+func lookupJoin(n Node, conv []Node) (Node, error) {
+	var lk, rk []int
+	var kind logical.JoinKind
+	var extra logical.Expr
+	var out types.Schema
+	switch x := n.(type) {
+	case *HashJoin:
+		lk, rk, kind, extra, out = x.LeftKeys, x.RightKeys, x.Kind, x.Extra, x.Out
+	case *NestedLoopJoin:
+		return nil, &TableError{Msg: "Temporal table join requires an equality condition on fields of table [" + temporalName(conv[1]) + "]."}
+	}
+	table := scannedTable(conv[1])
+	if table != nil && !boundedTable(table) {
+		return nil, &TableError{Msg: "Processing-time temporal join is not supported yet."}
+	}
+	return &LookupJoin{Input: conv[0], Temporal: conv[1], Table: table, Kind: kind,
+		InputKeys: lk, TemporalKeys: rk, Extra: extra, Out: out}, nil
+}
+
+// scannedTable returns the table a plan reads, through Calcs and
+// watermark assigners; nil for anything else.
+func scannedTable(n Node) *catalog.ResolvedTable {
+	switch x := n.(type) {
+	case *TableSourceScan:
+		return x.Table
+	case *Calc, *WatermarkAssigner, *Exchange, *WatermarkCalc:
+		return scannedTable(n.Children()[0])
+	}
+	return nil
+}
+
+func temporalName(n Node) string {
+	if t := scannedTable(n); t != nil {
+		return t.ID.Summary()
+	}
+	return ""
+}
+
+// boundedTable reports whether the built-in connectors read a table to an
+// end: datagen with 'number-of-rows', filesystem without
+// 'source.monitor-interval', nexmark with 'events.num', values; kafka and
+// unknown connectors are unbounded.
+func boundedTable(t *catalog.ResolvedTable) bool {
+	if t == nil || t.Table == nil {
+		return true
+	}
+	o := t.Table.Options
+	switch strings.ToLower(o["connector"]) {
+	case "datagen":
+		_, ok := o["number-of-rows"]
+		return ok
+	case "filesystem":
+		_, ok := o["source.monitor-interval"]
+		return !ok
+	case "nexmark":
+		v, ok := o["events.num"]
+		return ok && v != "0"
+	case "values", "memory", "":
+		return true
+	}
+	return false
+}
+
+// describeLookupJoin prints Flink's attributes of a LookupJoin:
+//
+//	table=[default_catalog.default_database.side_input],
+//	joinType=[InnerJoin], lookup=[key=$f5], where=[…],
+//	joinCondition=[…], select=[…]
+func describeLookupJoin(x *LookupJoin, execution bool) string {
+	exprStr := ExprString
+	if execution {
+		exprStr = ExecExprString
+	}
+	in := x.Input.Schema().Names()
+	tn := x.Temporal.Schema().Names()
+	var b strings.Builder
+	b.WriteString("table=[")
+	if x.Table != nil {
+		b.WriteString(x.Table.ID.Summary())
+	}
+	b.WriteString("], joinType=[" + x.Kind.String() + "], lookup=[")
+	for i := range x.InputKeys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(colName(tn, x.TemporalKeys[i]) + "=" + colName(in, x.InputKeys[i]))
+	}
+	b.WriteString("]")
+	if c, ok := x.Temporal.(*Calc); ok && c.Condition != nil {
+		b.WriteString(", where=[" + exprStr(c.Condition, c.Input.Schema().Names()) + "]")
+	}
+	names := joinNames(x.Input.Schema(), x.Temporal.Schema())
+	if x.Extra != nil {
+		b.WriteString(", joinCondition=[" + exprStr(x.Extra, names) + "]")
+	}
+	b.WriteString(", select=[" + strings.Join(names, ", ") + "]")
+	return b.String()
+}
