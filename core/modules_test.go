@@ -37,8 +37,9 @@ func TestShippedModules(t *testing.T) {
 			require.Equal(t, [][]any{tt.want}, res.Rows())
 		})
 	}
+	// the module's functions beside the core module's URL_DECODE/URL_ENCODE
 	names := exec(t, e, "SHOW FUNCTIONS LIKE 'url%'").Rows()
-	require.Equal(t, [][]any{{"url_host"}, {"url_param"}, {"url_path"}}, names)
+	require.Equal(t, [][]any{{"url_decode"}, {"url_encode"}, {"url_host"}, {"url_param"}, {"url_path"}}, names)
 
 	// module order decides which module's function a name means
 	exec(t, e, "USE MODULES core")

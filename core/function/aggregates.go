@@ -13,6 +13,8 @@ var aggregateNames = map[string]bool{
 	"FIRST_VALUE": true, "LAST_VALUE": true,
 	"STDDEV_POP": true, "STDDEV_SAMP": true, "STDDEV": true,
 	"VAR_POP": true, "VAR_SAMP": true, "VARIANCE": true, "LISTAGG": true,
+	"ARRAY_AGG": true, "JSON_ARRAYAGG": true, "JSON_OBJECTAGG": true, // aggregates_collect.go
+	"JSON_ARRAYAGG_NULL_ON_NULL": true, "JSON_OBJECTAGG_ABSENT_ON_NULL": true, "PERCENTILE": true,
 }
 
 // IsAggregate reports whether name is a built-in aggregate function.
@@ -40,6 +42,9 @@ func AggregateResultType(name string, args []types.Type, grouped bool) (types.Ty
 	}
 	if name == "LISTAGG" {
 		return listAggResultType(args)
+	}
+	if t, ok, err := collectAggResultType(name, args); ok { // aggregates_collect.go
+		return t, err
 	}
 	if len(args) != 1 {
 		return types.Type{}, fmt.Errorf("Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)

@@ -57,5 +57,10 @@ func Builtins() *Registry {
 	registerMisc(r)
 	registerJSON(r) // builtins_json.go
 	registerCollections(r)
+	registerString2(r)                    // builtins_string2.go
+	registerSession(r)                    // builtins_string2.go
+	for _, d := range collectionDefs2() { // builtins_collections2.go
+		r.Register(d)
+	}
 	return r
 }

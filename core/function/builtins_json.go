@@ -395,9 +395,12 @@ func (jp *jsonPath) eval(doc any) (any, bool, error) {
 // jsonLookup parses the document and applies the path: (item, found,
 // error).
 func jsonLookup(doc, path string) (any, bool, error) {
-	jp, err := parseJSONPath(path)
+	jp, err := parseJSONPathCached(path)
 	if err != nil {
 		return nil, false, err
+	}
+	if !jp.indefinite() && jsonValid(doc) { // json_lazy.go
+		return jp.lazyEval(doc)
 	}
 	v, err := parseJSON(doc)
 	if err != nil {

@@ -426,11 +426,11 @@ func registerString(r *Registry) {
 			if len(a) > 2 {
 				g = argInt(a[2])
 			}
-			m := re.FindStringSubmatch(a[0].(string))
-			if m == nil || g < 0 || g >= int64(len(m)) {
-				return nil, nil
+			m := re.FindStringSubmatchIndex(a[0].(string))
+			if m == nil || g < 0 || g >= int64(len(m)/2) || m[2*g] < 0 {
+				return nil, nil // no match, no such group, or the group did not participate
 			}
-			return m[g], nil
+			return a[0].(string)[m[2*g]:m[2*g+1]], nil
 		},
 		doc: Doc{Summary: "Returns the given group (default 0) of the first match of the regular expression, NULL if none.", Args: "string, regex [, group]", Example: "REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 2) → 'bar'"}}.def())
 	r.Register(spec{name: "REGEXP", minArgs: 2, maxArgs: 2, args: []argClass{aStr}, result: fixedT(types.BooleanT), nullOnNull: true,

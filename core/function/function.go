@@ -39,6 +39,9 @@ type EvalContext struct {
 	// Now is the statement's start instant (CURRENT_TIMESTAMP is constant
 	// within a batch statement, as in Flink's batch mode).
 	Now time.Time
+	// Catalog and Database are the session's current catalog and database
+	// (CURRENT_CATALOG, CURRENT_DATABASE); empty where no session set them.
+	Catalog, Database string
 }
 
 // CallTypes gives an implementation the argument types (after coercion)

@@ -112,6 +112,11 @@ func ResultType(name string, argTypes []arrow.DataType) (arrow.DataType, error) 
 			return nil, fmt.Errorf("agg: LISTAGG(%s): %w", typeList(argTypes), ErrNotSupported)
 		}
 		return arrow.BinaryTypes.String, nil
+	case FuncPercentile: // percentile.go
+		return percentileResultType(argTypes)
+	case FuncArrayAgg, FuncJSONArrayAgg, FuncJSONObjectAgg, FuncJSONArrayAggNullOnNull, FuncJSONObjectAggAbsentOnNull: // collect.go
+		t, _, err := collectResultType(name, argTypes)
+		return t, err
 	case FuncFirstValue, FuncLastValue: // first_last.go
 		if len(argTypes) != 1 {
 			return nil, fmt.Errorf("agg: %s takes one argument, got %d", name, len(argTypes))
@@ -192,6 +197,10 @@ func NewAccumulator(name string, argTypes []arrow.DataType, resultType arrow.Dat
 		return newFirstLast(argTypes[0], name == FuncLastValue, false)
 	case FuncListAgg:
 		acc, err = newListAgg(argTypes)
+	case FuncPercentile: // percentile.go
+		acc, err = newPercentile(argTypes)
+	case FuncArrayAgg, FuncJSONArrayAgg, FuncJSONObjectAgg, FuncJSONArrayAggNullOnNull, FuncJSONObjectAggAbsentOnNull: // collect.go
+		acc, err = newCollectAgg(name, argTypes)
 	default:
 		if isStatFunc(name) {
 			acc, err = newStat(name, argTypes[0], want)

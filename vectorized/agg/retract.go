@@ -86,6 +86,10 @@ func NewStepper(name string, argTypes []arrow.DataType, resultType arrow.DataTyp
 		return newFirstLast(argTypes[0], name == FuncLastValue, retract)
 	case FuncListAgg: // listagg.go
 		s, err = newListAgg(argTypes)
+	case FuncPercentile: // percentile.go
+		s, err = newPercentile(argTypes)
+	case FuncArrayAgg, FuncJSONArrayAgg, FuncJSONObjectAgg, FuncJSONArrayAggNullOnNull, FuncJSONObjectAggAbsentOnNull: // collect.go
+		s, err = newCollectAgg(name, argTypes)
 	case FuncStddevPop, FuncStddevSamp, FuncStddev, FuncVarPop, FuncVarSamp, FuncVariance: // stddev.go
 		s, err = newStat(name, argTypes[0], want)
 	default:

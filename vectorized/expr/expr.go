@@ -6,7 +6,13 @@
 // strings and decimals, AND/OR/NOT with three-valued logic, the IS family,
 // numeric casts and integer → string casts, CASE, COALESCE, LIKE with a
 // constant pattern, IN with constant items (hash set), UPPER, LOWER,
-// SUBSTRING, CONCAT — and a generic adapter that runs any other function's
+// SUBSTRING, CONCAT, REGEXP_EXTRACT / REGEXP / SPLIT_INDEX with constant
+// arguments (regex_fast.go: a matcher for simple patterns that tries only
+// the starts near a required literal), DATE_FORMAT with a constant pattern,
+// casts between character strings, timestamp ± constant interval, any
+// NULL-on-NULL function of one string column and constants (strmap.go:
+// Definition.Eval without per-row value conversion; also JSON_VALUE,
+// JSON_QUERY, JSON_EXISTS) — and a generic adapter that runs any other function's
 // reference implementation (function.Definition.Eval, function.CastValue)
 // row by row, so every function of the registry works. Filters made of
 // ANDed column-versus-constant comparisons select rows without building
@@ -261,6 +267,10 @@ func broadcast(mem memory.Allocator, v any, t types.Type, at arrow.DataType, row
 			out[i] = x
 		}
 		return finish(at, rows, nil, 0, []*memory.Buffer{buf}, nil), nil
+	case string:
+		if at.ID() == arrow.STRING && int64(len(x))*int64(rows) < maxConcatBytes {
+			return broadcastString(mem, x, rows), nil // strcast.go
+		}
 	}
 	b := array.NewBuilder(mem, at)
 	defer b.Release()

@@ -56,6 +56,9 @@ func (c *compiler) compileCall(x *logical.Call) (node, error) {
 	if n, ok := c.goCall(x, def, args); ok { // Go functions (gofunc.go)
 		return n, nil
 	}
+	if n := c.newStrMap(x, def, args); n != nil { // strmap.go
+		return n, nil
+	}
 	return c.generic(x, def, args)
 }
 
@@ -216,6 +219,9 @@ func (c *compiler) castNode(arg node, to types.Type, try bool) (node, error) {
 		return fast, nil
 	}
 	if fast := newIntToStr(arg, to); fast != nil {
+		return fast, nil
+	}
+	if fast := newStrCast(arg, to); fast != nil && !try { // strcast.go
 		return fast, nil
 	}
 	at, err := types.ArrowType(to)

@@ -56,6 +56,15 @@ func (c *compiler) constArgSpecial(x *logical.Call, args []node) node {
 	if x.Name == "*" && len(args) == 2 {
 		return c.newDecMul(x, args)
 	}
+	if n := c.regexSpecial(x, args); n != nil { // regex_kernels.go
+		return n
+	}
+	if n := c.newTSInterval(x, args); n != nil { // ts_interval.go
+		return n
+	}
+	if n := c.newDateFormat(x, args); n != nil { // date_format.go
+		return n
+	}
 	if len(args) == 0 || args[0].typ().Kind != types.VarChar || x.T.Kind != types.VarChar {
 		return nil
 	}
@@ -75,7 +84,7 @@ func (c *compiler) constArgSpecial(x *logical.Call, args []node) node {
 		if err != nil {
 			return nil
 		}
-		return &regexExtractNode{arg: args[0], re: re, group: g, t: x.T, need: requiredLiteral(p)}
+		return &regexExtractNode{arg: args[0], re: re, fast: newFastRegex(p), group: g, t: x.T, need: requiredLiteral(p)}
 	case "SPLIT_INDEX":
 		sep, ok := strLit(args[1])
 		if !ok || sep == "" {
@@ -135,6 +144,7 @@ func strKernel(arg node, rec arrow.RecordBatch, mem memory.Allocator, f func(v s
 type regexExtractNode struct {
 	arg   node
 	re    *regexp.Regexp
+	fast  *fastRegex // nil when the pattern needs regexp.Regexp
 	group int64
 	t     types.Type
 	need  string // a literal every match contains ("" if none known)
@@ -177,6 +187,15 @@ func (n *regexExtractNode) eval(rec arrow.RecordBatch, mem memory.Allocator) (ar
 	if g < 0 || g > int64(n.re.NumSubexp()) {
 		g = -1 // every match yields NULL
 	}
+	if n.fast != nil {
+		caps := make([]int, 2*n.fast.ncap)
+		return strKernel(n.arg, rec, mem, func(v string) (string, bool) {
+			if g < 0 || !n.fast.find(v, caps) || caps[2*g] < 0 {
+				return "", false // no match, or the group did not participate
+			}
+			return v[caps[2*g]:caps[2*g+1]], true
+		})
+	}
 	seen := make(map[string][2]int32, 64)
 	return strKernel(n.arg, rec, mem, func(v string) (string, bool) {
 		if g < 0 {
@@ -192,7 +211,7 @@ func (n *regexExtractNode) eval(rec arrow.RecordBatch, mem memory.Allocator) (ar
 				return "", false
 			}
 			if r[0] < 0 {
-				return "", true
+				return "", false
 			}
 			return v[r[0]:r[1]], true
 		}
@@ -203,8 +222,8 @@ func (n *regexExtractNode) eval(rec arrow.RecordBatch, mem memory.Allocator) (ar
 		}
 		lo, hi := m[2*g], m[2*g+1]
 		seen[v] = [2]int32{int32(lo), int32(hi)}
-		if lo < 0 { // group did not participate: Eval returns ""
-			return "", true
+		if lo < 0 { // group did not participate: NULL, as Java's Matcher.group
+			return "", false
 		}
 		return v[lo:hi], true
 	})
