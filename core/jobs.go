@@ -236,8 +236,8 @@ func (e *TableEnvironment) checkpointConfig() (config.Checkpointing, error) {
 }
 
 // checkpointSettings returns the checkpointing of a job (nil: none): on
-// with an interval or a savepoint directory, and with a restore when
-// execution.savepoint.path is set.
+// with an interval, and with a restore when execution.savepoint.path is
+// set.
 func (e *TableEnvironment) checkpointSettings(j *job) (*build.CheckpointSettings, error) {
 	if !e.streaming() {
 		return nil, nil
@@ -246,13 +246,12 @@ func (e *TableEnvironment) checkpointSettings(j *job) (*build.CheckpointSettings
 	if err != nil {
 		return nil, err
 	}
-	if ck.Interval <= 0 && ck.RestorePath == "" && ck.SavepointDir == "" {
+	if ck.Interval <= 0 && ck.RestorePath == "" {
 		return nil, nil
 	}
 	dir := ck.Dir
 	if dir == "" {
-		// Savepoints only: the checkpoints of the job (none periodic) go
-		// beside them.
+		// A restored job without periodic checkpoints: savepoints only.
 		dir = firstNonEmpty(ck.SavepointDir, filepath.Join(os.TempDir(), "tablerun-checkpoints"))
 	}
 	logf := func(format string, args ...any) {

@@ -457,16 +457,18 @@ func (c *Coordinator) fail(p *pendingCheckpoint, err error, count, completing bo
 	close(p.done)
 }
 
-// Snapshot writes the state of task for checkpoint id: write is called
-// with a StateWriter, the state file is fsynced under the checkpoint's
-// directory, and the task acknowledges the checkpoint; when every task has
-// acknowledged, the checkpoint completes. Safe for concurrent calls.
+// Snapshot takes the state of task for checkpoint id: write is called with
+// a StateWriter on the caller's goroutine, which encodes (copies) the
+// batches at once; the state file is then compressed, written and fsynced
+// under the checkpoint's directory in the background, after which the task
+// acknowledges the checkpoint; when every task has acknowledged, the
+// checkpoint completes. Safe for concurrent calls.
 //
 // A Snapshot for a checkpoint that already failed, timed out or was
-// aborted returns nil without writing. If write or the file fails, the
-// checkpoint fails (counted against TolerableFailures) and the error is
-// returned too: the task may log it and go on, the job fails through
-// Failed. A task that is not a participant or acknowledges twice is an
+// aborted returns nil without writing. If write fails, the checkpoint fails
+// (counted against TolerableFailures) and the error is returned too; a
+// failing file fails the checkpoint the same way, reported through the log
+// and Failed. A task that is not a participant or acknowledges twice is an
 // error.
 func (c *Coordinator) Snapshot(id int64, task TaskID, write func(w vectorized.StateWriter) error) error {
 	c.mu.Lock()
@@ -490,7 +492,28 @@ func (c *Coordinator) Snapshot(id int64, task TaskID, write func(w vectorized.St
 	p.writing++
 	c.mu.Unlock()
 
-	tm, err := writeStateFile(p.dir, task, write)
+	// The state is encoded (copied) on the task's goroutine; compressing
+	// and writing the file happen in the background, so the task goes on
+	// with its input at once (Flink's asynchronous snapshot phase).
+	fw := newFileWriter()
+	if err := write(fw); err != nil {
+		c.endWrite(p, id, task, taskMeta{}, err)
+		return fmt.Errorf("checkpoint %d: task %s: %w", id, task, err)
+	}
+	if err := fw.close(); err != nil {
+		c.endWrite(p, id, task, taskMeta{}, err)
+		return fmt.Errorf("checkpoint %d: task %s: %w", id, task, err)
+	}
+	go func() {
+		tm, err := writeEncoded(p.dir, task, fw)
+		c.endWrite(p, id, task, tm, err)
+	}()
+	return nil
+}
+
+// endWrite records the end of a task's state file: it acknowledges the
+// checkpoint, or fails it.
+func (c *Coordinator) endWrite(p *pendingCheckpoint, id int64, task TaskID, tm taskMeta, err error) {
 	c.mu.Lock()
 	p.writing--
 	if p.failed {
@@ -500,13 +523,13 @@ func (c *Coordinator) Snapshot(id int64, task TaskID, write func(w vectorized.St
 		if last {
 			_ = os.RemoveAll(p.dir)
 		}
-		return nil
+		return
 	}
 	if err != nil {
 		c.mu.Unlock()
 		err = fmt.Errorf("checkpoint %d: task %s: %w", id, task, err)
 		c.fail(p, err, true, false)
-		return err
+		return
 	}
 	defer c.mu.Unlock()
 	p.acks[task] = tm
@@ -515,16 +538,11 @@ func (c *Coordinator) Snapshot(id int64, task TaskID, write func(w vectorized.St
 		p.timer.Stop()
 		go c.finalize(p)
 	}
-	return nil
 }
 
-// writeStateFile writes one task's state file durably.
-func writeStateFile(dir string, task TaskID, write func(w vectorized.StateWriter) error) (taskMeta, error) {
-	fw := newFileWriter()
-	if err := write(fw); err != nil {
-		_ = fw.close()
-		return taskMeta{}, err
-	}
+// writeEncoded compresses the encoded state of fw and writes it durably as
+// the task's state file.
+func writeEncoded(dir string, task TaskID, fw *fileWriter) (taskMeta, error) {
 	name := stateFileName(task)
 	path := filepath.Join(dir, name)
 	tm := taskMeta{Operator: task.Operator, Subtask: task.Subtask, File: name}
