@@ -280,7 +280,8 @@ func (e *TableEnvironment) validator(now time.Time) *validate.Validator {
 }
 
 func (e *TableEnvironment) evalContext(now time.Time) *function.EvalContext {
-	return &function.EvalContext{Loc: e.cfg.LocalTimeZone(), Now: now}
+	return &function.EvalContext{Loc: e.cfg.LocalTimeZone(), Now: now,
+		Catalog: e.cat.CurrentCatalog(), Database: e.cat.CurrentDatabase()}
 }
 
 // planOptions returns the optimizer options: the rules switched off by

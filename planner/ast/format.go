@@ -246,6 +246,10 @@ func writeExpr(b *strings.Builder, e Expr, minPrec int) {
 		b.WriteString(x.Type.String())
 		b.WriteByte(')')
 	case *FunctionCall:
+		if j := jsonAggCall(x); j != nil {
+			writeJSONCall(b, j)
+			break
+		}
 		writeCall(b, x)
 	case *JSONCall:
 		writeJSONCall(b, x)
@@ -638,4 +642,28 @@ func writePostfixBase(b *strings.Builder, e Expr) {
 		writeExpr(b, e, 0)
 		b.WriteByte(')')
 	}
+}
+
+// jsonAggCall returns the JSON_OBJECTAGG / JSON_ARRAYAGG syntax of the
+// plain aggregate calls the parser makes of them (so that they print as
+// they are written), or nil.
+func jsonAggCall(x *FunctionCall) *JSONCall {
+	if len(x.Name.Parts) != 1 || x.Distinct || x.Filter != nil || x.Over != nil || x.OverName != "" {
+		return nil
+	}
+	j := &JSONCall{Pos: x.Pos, Args: x.Args}
+	switch strings.ToUpper(x.Name.Parts[0]) {
+	case "JSON_OBJECTAGG":
+		j.Name = "JSON_OBJECTAGG"
+	case "JSON_OBJECTAGG_ABSENT_ON_NULL":
+		j.Name, j.OnNull = "JSON_OBJECTAGG", "ABSENT"
+	case "JSON_ARRAYAGG_NULL_ON_NULL":
+		j.Name, j.OnNull = "JSON_ARRAYAGG", "NULL"
+	default:
+		return nil
+	}
+	if j.Name == "JSON_OBJECTAGG" && len(x.Args) != 2 {
+		return nil
+	}
+	return j
 }

@@ -111,6 +111,18 @@ func (p *parser) parseJSONCall() (ast.Expr, error) {
 		j.Name != "JSON_OBJECT" && j.Name != "JSON_OBJECTAGG" {
 		return p.callSuffix(&ast.FunctionCall{Pos: t.pos, Name: ast.ObjectName{Parts: []string{t.text}}, Args: j.Args})
 	}
+	if (j.Name == "JSON_OBJECTAGG" || j.Name == "JSON_ARRAYAGG") && j.Returning == nil && j.Wrapper == "" && j.OnEmpty == nil && j.OnError == nil {
+		// The aggregates are plain calls; the non-default ON NULL
+		// behaviour is its own aggregate (vectorized/agg collect.go).
+		name := j.Name
+		switch {
+		case j.Name == "JSON_OBJECTAGG" && j.OnNull == "ABSENT":
+			name = "JSON_OBJECTAGG_ABSENT_ON_NULL"
+		case j.Name == "JSON_ARRAYAGG" && j.OnNull == "NULL":
+			name = "JSON_ARRAYAGG_NULL_ON_NULL"
+		}
+		return p.callSuffix(&ast.FunctionCall{Pos: t.pos, Name: ast.ObjectName{Parts: []string{name}}, Args: j.Args})
+	}
 	if p.isKw("OVER") || p.isKw("FILTER") {
 		return nil, unsupported(p.tok().pos, j.Name+" with "+p.tok().upper)
 	}

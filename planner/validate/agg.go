@@ -104,8 +104,8 @@ func (b *binder) aggCall(fc *ast.FunctionCall) (logical.Expr, error) {
 	} else if name != "COUNT" {
 		return nil, posErr(fc.Pos, "Only COUNT accepts * as argument")
 	}
-	if name != "COUNT" && len(args) != 1 && !(name == "LISTAGG" && len(args) == 2) {
-		return nil, posErr(fc.Pos, "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
+	if lo, hi := function.AggregateArity(name); name != "COUNT" && (len(args) < lo || len(args) > hi) {
+		return nil, posErr(fc.Pos, "Invalid number of arguments to function '%s'. Was expecting %d arguments", name, lo)
 	}
 	if name == "COUNT" && len(args) == 0 && !fc.Star {
 		return nil, posErr(fc.Pos, "Invalid number of arguments to function 'COUNT'. Was expecting 1 arguments")

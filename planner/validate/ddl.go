@@ -266,6 +266,7 @@ func (v *Validator) Insert(s *ast.Insert) (*logical.Sink, error) {
 		return nil, mismatch("Different number of columns.")
 	}
 	exprs := make([]logical.Expr, len(sink))
+	lengthOnly := make([]bool, len(sink))
 	for qi, ti := range targets {
 		src, dst := qs[qi].Type, sink[ti].Type
 		var x logical.Expr = &logical.ColumnRef{Index: qi, Name: qs[qi].Name, T: src}
@@ -273,7 +274,14 @@ func (v *Validator) Insert(s *ast.Insert) (*logical.Sink, error) {
 			if src.Kind != types.Null && !function.CanImplicitCast(src, dst) {
 				return nil, mismatch(fmt.Sprintf("Incompatible types for sink column '%s' at position %d.", sink[ti].Name, ti))
 			}
-			x = coerce(x, dst)
+			if (src.IsString() && dst.IsString()) || (src.IsBinary() && dst.IsBinary()) {
+				// table.exec.sink.type-length-enforcer = IGNORE (Flink's
+				// default): a value differing only in length is written
+				// as it is, neither trimmed nor padded.
+				lengthOnly[ti] = true
+			} else {
+				x = coerce(x, dst)
+			}
 		}
 		exprs[ti] = x
 	}
@@ -296,6 +304,9 @@ func (v *Validator) Insert(s *ast.Insert) (*logical.Sink, error) {
 		out := make(types.Schema, len(sink))
 		for i, f := range sink {
 			out[i] = types.Field{Name: f.Name, Type: exprs[i].Type()}
+			if lengthOnly[i] {
+				out[i].Type = f.Type.WithNullable(!exprs[i].Type().NotNull)
+			}
 		}
 		input = &logical.Project{Input: q, Exprs: exprs, Out: out}
 	}

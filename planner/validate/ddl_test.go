@@ -194,7 +194,7 @@ func TestInsert(t *testing.T) {
 				"      +- LogicalTableScan(table=[[default_catalog, default_database, s]])\n"},
 		{"INSERT INTO sink1 VALUES (1, 2, 'x')",
 			"LogicalSink(table=[`default_catalog`.`default_database`.`sink1`], fields=[a, b, c])\n" +
-				"   +- LogicalProject(a=[$0], b=[CAST($1 AS BIGINT NOT NULL)], c=[CAST($2 AS STRING NOT NULL)])\n" +
+				"   +- LogicalProject(a=[$0], b=[CAST($1 AS BIGINT NOT NULL)], c=[$2])\n" +
 				"      +- LogicalValues(tuples=[[{ 1, 2, 'x' }]])\n"},
 		{"INSERT INTO sink1 (c, a) SELECT c, a FROM s",
 			"LogicalSink(table=[`default_catalog`.`default_database`.`sink1`], fields=[a, b, c])\n" +

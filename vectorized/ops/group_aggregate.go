@@ -150,7 +150,7 @@ func (h *GroupAggregate) Open(context.Context) error {
 				return fmt.Errorf("%s: %w", c, err)
 			}
 		}
-		h.steps[i] = stepState{step: s, args: c.Args, filter: c.Filter, argBuf: make([]arrow.Array, len(c.Args)), nullsCount: name == "SINGLE_VALUE"}
+		h.steps[i] = stepState{step: s, args: c.Args, filter: c.Filter, argBuf: make([]arrow.Array, len(c.Args)), nullsCount: name == "SINGLE_VALUE" || agg.KeepsNullArgs(name)}
 	}
 	if h.table == nil {
 		h.grow(1)
