@@ -458,9 +458,9 @@ func (c *Coordinator) fail(p *pendingCheckpoint, err error, count, completing bo
 }
 
 // Snapshot takes the state of task for checkpoint id: write is called with
-// a StateWriter on the caller's goroutine, which encodes (copies) the
-// batches at once; the state file is then compressed, written and fsynced
-// under the checkpoint's directory in the background, after which the task
+// a StateWriter on the caller's goroutine, which encodes and compresses the
+// batches at once; the state file is then written and fsynced under the
+// checkpoint's directory in the background, after which the task
 // acknowledges the checkpoint; when every task has acknowledged, the
 // checkpoint completes. Safe for concurrent calls.
 //
@@ -492,9 +492,10 @@ func (c *Coordinator) Snapshot(id int64, task TaskID, write func(w vectorized.St
 	p.writing++
 	c.mu.Unlock()
 
-	// The state is encoded (copied) on the task's goroutine; compressing
-	// and writing the file happen in the background, so the task goes on
-	// with its input at once (Flink's asynchronous snapshot phase).
+	// The state is encoded and compressed on the task's goroutine (so the
+	// operator may change its state right after, and memory holds only the
+	// compressed copy); writing and fsyncing the file happen in the
+	// background, so the task goes on with its input at once.
 	fw := newFileWriter()
 	if err := write(fw); err != nil {
 		c.endWrite(p, id, task, taskMeta{}, err)
@@ -540,8 +541,8 @@ func (c *Coordinator) endWrite(p *pendingCheckpoint, id int64, task TaskID, tm t
 	}
 }
 
-// writeEncoded compresses the encoded state of fw and writes it durably as
-// the task's state file.
+// writeEncoded writes the encoded state of fw durably as the task's state
+// file.
 func writeEncoded(dir string, task TaskID, fw *fileWriter) (taskMeta, error) {
 	name := stateFileName(task)
 	path := filepath.Join(dir, name)

@@ -29,18 +29,18 @@ const stateMagic = "TRSTATE\x01"
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-// partBuffer accumulates one part: an uncompressed Arrow IPC stream in
-// memory. Encoding copies the batches (so the operator may change its
-// state right after the snapshot); compression happens later, off the
-// operator's goroutine (writeTo).
+// partBuffer accumulates one part: an IPC stream written through a zstd
+// encoder into memory.
 type partBuffer struct {
 	buf    bytes.Buffer
+	enc    *zstd.Encoder
 	ipcw   *ipc.Writer
 	schema *arrow.Schema
 }
 
 // fileWriter is the vectorized.StateWriter handed to a task's snapshot
-// function. It encodes every batch at once and keeps only bytes.
+// function. It serialises every batch at once and keeps only compressed
+// bytes.
 type fileWriter struct {
 	parts map[string]*partBuffer
 	order []string
@@ -59,7 +59,12 @@ func (w *fileWriter) Write(part string, rec arrow.RecordBatch) error {
 	p := w.parts[part]
 	if p == nil {
 		p = &partBuffer{schema: rec.Schema()}
-		p.ipcw = ipc.NewWriter(&p.buf, ipc.WithSchema(p.schema))
+		enc, err := zstd.NewWriter(&p.buf, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedFastest))
+		if err != nil {
+			return fmt.Errorf("state part %s: %w", part, err)
+		}
+		p.enc = enc
+		p.ipcw = ipc.NewWriter(enc, ipc.WithSchema(p.schema))
 		w.parts[part] = p
 		w.order = append(w.order, part)
 	} else if !p.schema.Equal(rec.Schema()) {
@@ -82,28 +87,14 @@ func (w *fileWriter) close() error {
 			}
 			p.ipcw = nil
 		}
+		if p.enc != nil {
+			if err := p.enc.Close(); err != nil && first == nil {
+				first = fmt.Errorf("state part %s: %w", name, err)
+			}
+			p.enc = nil
+		}
 	}
 	return first
-}
-
-// encoders are reused zstd encoders (EncodeAll is safe for concurrent
-// use).
-var encoder = func() *zstd.Encoder {
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		panic(err) // static options
-	}
-	return enc
-}()
-
-// compress replaces every part's IPC bytes by their zstd frame.
-func (w *fileWriter) compress() {
-	for _, name := range w.order {
-		p := w.parts[name]
-		out := encoder.EncodeAll(p.buf.Bytes(), make([]byte, 0, p.buf.Len()/4+64))
-		p.buf.Reset()
-		p.buf = *bytes.NewBuffer(out)
-	}
 }
 
 // writeTo writes the file content to out and returns its size and CRC.
@@ -111,7 +102,6 @@ func (w *fileWriter) writeTo(out io.Writer) (int64, uint32, error) {
 	if err := w.close(); err != nil {
 		return 0, 0, err
 	}
-	w.compress()
 	h := crc32.New(crcTable)
 	cw := &countWriter{w: io.MultiWriter(out, h)}
 	bw := bufio.NewWriterSize(cw, 64<<10)
