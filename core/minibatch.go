@@ -14,6 +14,8 @@ import (
 // size <= 0 is an error.
 func (e *TableEnvironment) withMiniBatch(o planner.Options) (planner.Options, error) {
 	if !o.Streaming {
+		// batch: two-phase HashAggregate (physical.ApplyBatchAggPhase)
+		o.Stream.MiniBatch.Phase = strings.ToUpper(string(e.cfg.AggPhaseStrategy()))
 		return o, nil
 	}
 	mb, err := e.cfg.MiniBatch()

@@ -62,7 +62,7 @@ func Optimize(n logical.Node, reg *function.Registry, ctx *function.EvalContext,
 	if err != nil {
 		return nil, nil, fmt.Errorf("physical plan: %w", err)
 	}
-	return opt, phys, nil
+	return opt, physical.ApplyBatchAggPhase(phys, opts.Stream.MiniBatch.Phase), nil
 }
 
 // EXPLAIN details, as Flink spells them.

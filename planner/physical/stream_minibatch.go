@@ -36,6 +36,11 @@ type MiniBatchAssigner struct {
 	Input      Node
 	IntervalMs int64
 	Size       int64
+	// RowTime closes bundles on watermarks (Flink's mode RowTime) instead
+	// of processing time: the assigner sits above the WatermarkAssigner
+	// and forwards a watermark (after an EndOfBundle) once it advanced
+	// into a later interval.
+	RowTime bool
 }
 
 // LocalGroupAggregate is the local half of a two-phase streaming GROUP BY
@@ -127,9 +132,19 @@ var (
 // describeMiniBatch prints the attributes of the mini-batch nodes; ok is
 // false for other nodes.
 func describeMiniBatch(n Node) (string, bool) {
+	if s, ok := describeWindowTwoPhase(n); ok { // window_twophase.go
+		return s, true
+	}
+	if s, ok := describeBatchTwoPhase(n); ok { // batch_twophase.go
+		return s, true
+	}
 	switch x := n.(type) {
 	case *MiniBatchAssigner:
-		return fmt.Sprintf("interval=[%dms], mode=[ProcTime]", x.IntervalMs), true
+		mode := "ProcTime"
+		if x.RowTime {
+			mode = "RowTime"
+		}
+		return fmt.Sprintf("interval=[%dms], mode=[%s]", x.IntervalMs, mode), true
 	case *LocalGroupAggregate:
 		in := uniquify(x.Input.Schema().Names())
 		sel, keys := groupItems(in, x.GroupKeys, x.Out)
@@ -257,20 +272,38 @@ func stateTypes(a logical.AggCall, in types.Schema) ([]types.Type, bool) {
 // GroupAggregate buffers bundles, a MiniBatchAssigner goes above every
 // source below one, and with the phase strategy AUTO or TWO_PHASE an
 // aggregate whose calls can all split over an insert-only input becomes
-// LocalGroupAggregate → Exchange → GlobalGroupAggregate. Without
-// mini-batch the plan is unchanged (Flink splits streaming aggregates
-// only with mini-batch on).
+// LocalGroupAggregate → Exchange → GlobalGroupAggregate; window
+// aggregations split into LocalWindowAggregate → Exchange →
+// GlobalWindowAggregate (window_twophase.go). Without mini-batch only
+// TWO_PHASE changes the plan, splitting window aggregations (Flink splits
+// GROUP BY aggregates only with mini-batch on).
 func applyMiniBatch(n Node, o MiniBatchOptions) Node {
 	if !o.Enabled {
+		if windowTwoPhaseOn(o) { // window_twophase.go
+			return splitWindowAggregates(n, o)
+		}
 		return n
 	}
-	return miniBatchRewrite(n, o, false)
+	return miniBatchRewrite(n, o, miniBatchProcTime, false)
 }
 
-func miniBatchRewrite(n Node, o MiniBatchOptions, under bool) Node {
+// miniBatchRewrite rewrites n whose parent asks for mode; under is set
+// below a mini-batch aggregate (a MiniBatchAssigner goes above the
+// WatermarkAssigner or source of such a subtree, in RowTime mode below an
+// event-time node, as Flink's MiniBatchIntervalInferRule places it).
+func miniBatchRewrite(n Node, o MiniBatchOptions, mode miniBatchMode, under bool) Node {
+	mode = inferMiniBatchMode(n, mode) // window_twophase.go
+	if w, ok := n.(*WindowAggregate); ok {
+		c := *w
+		c.Input = miniBatchRewrite(w.Input, o, mode, true)
+		return twoPhaseWindow(&c, o)
+	}
+	if _, ok := n.(*WatermarkAssigner); ok && under {
+		return &MiniBatchAssigner{Input: n, IntervalMs: o.IntervalMs, Size: o.Size, RowTime: mode == miniBatchRowTime}
+	}
 	if g, ok := n.(*GroupAggregate); ok {
 		under = true
-		in := miniBatchRewrite(g.Input, o, under)
+		in := miniBatchRewrite(g.Input, o, mode, under)
 		if two := twoPhase(g, in, o); two != nil {
 			return two
 		}
@@ -282,13 +315,13 @@ func miniBatchRewrite(n Node, o MiniBatchOptions, under bool) Node {
 	ch := n.Children()
 	if len(ch) == 0 {
 		if _, ok := n.(*TableSourceScan); ok && under {
-			return &MiniBatchAssigner{Input: n, IntervalMs: o.IntervalMs, Size: o.Size}
+			return &MiniBatchAssigner{Input: n, IntervalMs: o.IntervalMs, Size: o.Size, RowTime: mode == miniBatchRowTime}
 		}
 		return n
 	}
 	conv := make([]Node, len(ch))
 	for i, c := range ch {
-		conv[i] = miniBatchRewrite(c, o, under)
+		conv[i] = miniBatchRewrite(c, o, mode, under)
 	}
 	return n.WithChildren(conv)
 }

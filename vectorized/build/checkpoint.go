@@ -79,7 +79,7 @@ func statelessNode(n physical.Node) bool {
 	switch n.(type) {
 	case *physical.Calc, *physical.WatermarkCalc, *physical.Correlate, *physical.Exchange,
 		*physical.MiniBatchAssigner, *physical.LocalGroupAggregate, *physical.WindowTableFunction,
-		*physical.StreamUnion:
+		*physical.StreamUnion, *physical.LocalWindowAggregate:
 		return true
 	}
 	return false

@@ -48,7 +48,8 @@ func parallelSafe(n physical.Node) bool {
 		*physical.MiniBatchAssigner, *physical.LocalGroupAggregate,
 		*physical.GroupAggregate, *physical.GlobalGroupAggregate,
 		*physical.WatermarkAssigner, *physical.WindowTableFunction, *physical.WindowAggregate,
-		*physical.StreamJoin, *physical.Rank, *physical.Deduplicate, *physical.OverAggregate:
+		*physical.StreamJoin, *physical.Rank, *physical.Deduplicate, *physical.OverAggregate,
+		*physical.LocalWindowAggregate, *physical.GlobalWindowAggregate:
 		return true
 	}
 	if p, ok := n.(interface{ PartitionedByKeys() bool }); ok {

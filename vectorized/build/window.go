@@ -16,6 +16,9 @@ import (
 // buildWindow builds the event-time nodes (watermark assignment, window
 // table functions, window aggregation); ok is false for any other node.
 func (b *builder) buildWindow(n physical.Node, ch []runner, out *arrow.Schema) (r runner, ok bool, err error) {
+	if r, ok, err := b.buildWindowTwoPhase(n, ch, out); ok { // window_twophase.go
+		return r, ok, err
+	}
 	name := n.Name()
 	switch n := n.(type) {
 	case *physical.WatermarkCalc:
