@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablerun/tablerun/core/changelog"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/ast"
 	"github.com/tablerun/tablerun/planner/logical"
@@ -45,7 +46,9 @@ func (a *Analyzed) String() string {
 // ExecuteWithStats runs the query to the end, as Execute does, and also
 // returns the physical plan that ran with per-operator statistics (rows
 // and batches in and out, busy time, peak state, spills): EXPLAIN ANALYZE
-// from Go. Only batch mode is supported.
+// from Go. In streaming mode the query must be bounded (it runs to its
+// end) and the result is its changelog; every operator runs as one
+// instance, whatever the parallelism, so its statistics are whole.
 func (t *Table) ExecuteWithStats(ctx context.Context) (res *TableResult, an *Analyzed, err error) {
 	t.env.mu.Lock()
 	defer t.env.mu.Unlock()
@@ -66,9 +69,6 @@ func (t *Table) ExecuteWithStats(ctx context.Context) (res *TableResult, an *Ana
 // runAnalyzed optimizes and runs a query or sink plan with statistics.
 // A query's rows are collected into the result.
 func (e *TableEnvironment) runAnalyzed(ctx context.Context, plan logical.Node, now time.Time) (*TableResult, *Analyzed, error) {
-	if e.streaming() {
-		return nil, nil, unsupported("EXPLAIN ANALYZE in streaming mode (SET 'execution.runtime-mode' = 'batch')")
-	}
 	_, phys, err := e.optimize(plan, now)
 	if err != nil {
 		return nil, nil, err
@@ -78,12 +78,16 @@ func (e *TableEnvironment) runAnalyzed(ctx context.Context, plan logical.Node, n
 	env := e.buildEnv(now)
 	env.Stats = build.NewStats()
 	var rows [][]any
+	var kinds []changelog.RowKind
 	t0 := time.Now()
 	err = build.Run(ctx, phys, env, func(b vectorized.Batch) error {
 		if b.Rec == nil || isSink {
 			return nil
 		}
 		rows = append(rows, types.RecordRows(b.Rec, schema)...)
+		for i := 0; i < b.NumRows(); i++ {
+			kinds = append(kinds, b.Kind(i))
+		}
 		return nil
 	})
 	env.Stats.Total = time.Since(t0)
@@ -95,7 +99,13 @@ func (e *TableEnvironment) runAnalyzed(ctx context.Context, plan logical.Node, n
 		return &TableResult{kind: SuccessWithContent, dml: true, rows: [][]any{{int64(-1)}},
 			schema: types.Schema{{Name: "sink", Type: types.BigIntT}}}, an, nil
 	}
+	var ch *changes
+	if e.streaming() {
+		// The changelog of a (bounded) streaming query, already complete.
+		ch = &changes{kinds: kinds, start: t0, end: time.Now()}
+	}
 	return &TableResult{
+		changes:  ch,
 		kind:     SuccessWithContent,
 		schema:   schema,
 		rows:     rows,

@@ -79,10 +79,25 @@ func TestExecuteWithStatsSpill(t *testing.T) {
 	res2, err := tbl.Execute(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, res.Rows(), res2.Rows())
+}
 
-	s := NewTableEnvironment(InStreamingMode())
-	tbl, err = s.SQLQuery("SELECT 1")
+// TestExplainAnalyzeStreaming runs a bounded streaming aggregation with
+// statistics: the streaming nodes print Flink's attributes and their
+// counts, and the Go API returns the changelog.
+func TestExplainAnalyzeStreaming(t *testing.T) {
+	e := NewTableEnvironment(InStreamingMode())
+	exec(t, e, strings.Replace(seqTable, "'connector' = 'datagen',", "'connector' = 'datagen', 'rows-per-second' = '10000000',", 1))
+	exec(t, e, "SET 'tablerun.exec.batch-size' = '1000'")
+	exec(t, e, "SET 'table.exec.resource.default-parallelism' = '2'")
+	text := printed(t, exec(t, e, "EXPLAIN ANALYZE SELECT k % 3 AS m, COUNT(*) AS c FROM g GROUP BY k % 3"))
+	require.Contains(t, text, "GroupAggregate(groupBy=[$f0], select=[$f0, COUNT(*) AS c])  [rows in=10000 out=19997")
+	require.Contains(t, text, "Exchange(distribution=[hash[$f0]])  [rows in=10000 out=10000")
+
+	tbl, err := e.SQLQuery("SELECT k % 3 AS m, COUNT(*) AS c FROM g GROUP BY k % 3")
 	require.NoError(t, err)
-	_, _, err = tbl.ExecuteWithStats(context.Background())
-	require.ErrorContains(t, err, "not supported yet")
+	res, an, err := tbl.ExecuteWithStats(context.Background())
+	require.NoError(t, err)
+	require.True(t, res.IsStreaming())
+	require.Equal(t, []string{"[0 3333]", "[1 3334]", "[2 3333]"}, materializeChanges(t, "stats", res))
+	require.NotNil(t, an.Stats)
 }
