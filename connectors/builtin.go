@@ -158,10 +158,9 @@ func (f filesystemFactory) config(t *catalog.ResolvedTable) (filesystem.Config, 
 	if err := ValidateOptions(f, t); err != nil {
 		return filesystem.Config{}, err
 	}
-	if len(t.Table.PartitionKeys) > 0 {
-		return filesystem.Config{}, fmt.Errorf("not supported yet: partitioned filesystem tables")
-	}
-	return filesystem.ParseConfig(opts)
+	cfg, err := filesystem.ParseConfig(opts)
+	cfg.PartitionKeys = t.Table.PartitionKeys
+	return cfg, err
 }
 
 // SupportedOptions implements OptionLister: the connector's keys plus
@@ -174,6 +173,9 @@ func (f filesystemFactory) CreateSource(cx *Context, spec SourceSpec) (vectorize
 	cfg, err := f.config(spec.Table)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.MonitorInterval > 0 && cx != nil && cx.Bounded {
+		return nil, fmt.Errorf("Querying an unbounded table '%s' in batch mode is not allowed. The table source is unbounded.", spec.Table.ID.Summary())
 	}
 	return filesystem.NewSource(cfg, spec.Table.PhysicalSchema(), spec.Projection, batchSize(cx))
 }

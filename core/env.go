@@ -337,6 +337,8 @@ func (e *TableEnvironment) buildEnv(now time.Time) *build.Env {
 		StateTTL:        e.stateTTL(),
 		Spill:           e.spillConfig(),
 		Parallelism:     e.streamParallelism(par),
+		// table.exec.source.idle-timeout (streaming only).
+		SourceIdleTimeout: e.sourceIdleTimeout(),
 	}
 }
 

@@ -61,6 +61,14 @@ const (
 	CheckpointBarrier
 	// EndOfInput: the input is finished; nothing follows.
 	EndOfInput
+	// Idle: the stream produces no rows for now (a source silent for
+	// table.exec.source.idle-timeout, or every input of a merge idle): its
+	// watermark does not hold back the minimum where streams merge, until
+	// Active follows. See idle.go.
+	Idle
+	// Active: an Idle stream produces rows again; its watermark counts
+	// again where streams merge (the merged watermark never goes back).
+	Active
 )
 
 // Marker travels in-band between batches.

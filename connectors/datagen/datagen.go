@@ -371,10 +371,10 @@ func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 		if !s.bounded {
 			due := start.Add(time.Duration(float64(s.done-startDone) / float64(s.rps) * float64(time.Second)))
 			if d := time.Until(due); d > 0 {
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(d):
+				// Through the collector: an idle source is marked idle
+				// while it waits (vectorized/idle.go).
+				if err := vectorized.Sleep(ctx, out, d); err != nil {
+					return err
 				}
 			}
 		}

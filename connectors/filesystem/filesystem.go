@@ -1,10 +1,18 @@
 // Package filesystem is Flink's 'filesystem' connector with the 'csv' and
 // 'json' formats.
 //
-// Reading: 'path' names a file or a directory. A directory is read
-// recursively in path order; files and directories whose names start with
-// '.' or '_' are skipped (in-progress and marker files, as in Flink).
-// Each file is streamed through a bounded buffer.
+// Reading: 'path' names a file or a directory (a local path, or a
+// file:// URI). A directory is read recursively in path order; files and
+// directories whose names start with '.' or '_' are skipped (in-progress
+// and marker files, as in Flink). Each file is streamed through a bounded
+// buffer. With 'source.monitor-interval' the source is unbounded (a
+// streaming job only: batch mode rejects the table as Flink does): after
+// the existing files it lists the directory again at that interval and
+// reads every file it has not read yet, once, until the job is
+// cancelled; the files read are part of its checkpointed position.
+//
+// Partitioned tables (PARTITIONED BY) are laid out and committed as in
+// Flink; see partition.go.
 //
 // Writing: 'path' is a directory (created if missing). Each sink instance
 // (subtask) writes rolling part files named `part-<uuid>-<subtask>-<n>` as
@@ -51,6 +59,7 @@ import (
 
 	"github.com/tablerun/tablerun/connectors/filesystem/csv"
 	"github.com/tablerun/tablerun/connectors/filesystem/json"
+	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/vectorized"
 )
@@ -67,6 +76,19 @@ type Config struct {
 	// RolloverInterval is sink.rolling-policy.rollover-interval: a part
 	// file rolls once it has been open this long (default 30 min).
 	RolloverInterval time.Duration
+	// MonitorInterval is source.monitor-interval: when set (> 0) the
+	// source is unbounded and lists the directory again at this interval
+	// for new files; 0 reads the files once (bounded).
+	MonitorInterval time.Duration
+	// PartitionKeys are the table's PARTITIONED BY columns: the sink
+	// writes `key=value` directories, the source reads them back
+	// (partition.go).
+	PartitionKeys []string
+	// DefaultPartitionName is partition.default-name: the directory
+	// value of a NULL or empty partition value.
+	DefaultPartitionName string
+	// Commit is the partition commit configuration of the sink.
+	Commit PartitionCommit
 }
 
 // RequiredOptions are the keys a filesystem table must have.
@@ -74,8 +96,10 @@ func RequiredOptions() []string { return []string{"format", "path"} }
 
 // connectorOptions are the filesystem connector's own optional keys.
 // sink.rolling-policy.file-size and sink.rolling-policy.rollover-interval
-// roll part files; the other rolling, compaction and partition-commit keys
-// are accepted and have no effect.
+// roll part files, source.monitor-interval makes the source unbounded,
+// partition.default-name names NULL partitions (partition.go); the other
+// rolling and compaction keys are accepted and have no effect. The
+// partition commit keys are commitOptions (partition.go).
 var connectorOptions = []string{
 	"auto-compaction", "compaction.file-size", "partition.default-name",
 	"sink.parallelism", "sink.rolling-policy.file-size", "sink.rolling-policy.rollover-interval",
@@ -97,7 +121,7 @@ var jsonOptions = []string{
 
 // OptionalOptions lists every optional key (connector and both formats).
 func OptionalOptions() []string {
-	out := append([]string{}, connectorOptions...)
+	out := append(append([]string{}, connectorOptions...), commitOptions...)
 	out = append(out, csvOptions...)
 	return append(out, jsonOptions...)
 }
@@ -105,7 +129,7 @@ func OptionalOptions() []string {
 // SupportedOptions lists the keys valid for a table with the given format:
 // the connector's keys plus that format's keys.
 func SupportedOptions(format string) []string {
-	out := append(RequiredOptions(), connectorOptions...)
+	out := append(append(RequiredOptions(), connectorOptions...), commitOptions...)
 	switch format {
 	case "csv":
 		out = append(out, csvOptions...)
@@ -150,9 +174,25 @@ func unescape(s string) string {
 
 // ParseConfig reads and checks the options of a filesystem table.
 func ParseConfig(opts map[string]string) (Config, error) {
-	cfg := Config{Path: opts["path"], Format: opts["format"], CSV: csv.DefaultOptions(), JSON: json.DefaultOptions()}
+	// A local path may be written as a file:// URI, as in Flink.
+	path := strings.TrimPrefix(opts["path"], "file://")
+	cfg := Config{Path: path, Format: opts["format"], CSV: csv.DefaultOptions(), JSON: json.DefaultOptions()}
 	var err error
 	if cfg.RollingFileSize, cfg.RolloverInterval, err = parseRolling(opts); err != nil {
+		return cfg, err
+	}
+	if v, ok := opts["source.monitor-interval"]; ok {
+		d, err := config.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return cfg, fmt.Errorf("Could not parse value '%s' for key 'source.monitor-interval'.", v)
+		}
+		cfg.MonitorInterval = d
+	}
+	cfg.DefaultPartitionName = DefaultPartitionName
+	if v, ok := opts["partition.default-name"]; ok {
+		cfg.DefaultPartitionName = v
+	}
+	if cfg.Commit, err = parseCommit(opts); err != nil {
 		return cfg, err
 	}
 	switch cfg.Format {
@@ -283,7 +323,12 @@ type batchReader interface {
 	Next() (arrow.RecordBatch, error)
 }
 
-// Source reads the files of a filesystem table.
+// Source reads the files of a filesystem table. With
+// 'source.monitor-interval' (Config.MonitorInterval) it is unbounded: after
+// the files that exist it lists the directory again every interval and
+// reads the files it has not read yet (a file is known by its path and
+// read once; it should appear atomically, by a rename, as Flink's file
+// source also expects), until it is cancelled.
 type Source struct {
 	cfg       Config
 	physical  types.Schema
@@ -291,10 +336,14 @@ type Source struct {
 	batchSize int
 	files     []string
 	pos       filePosition // the checkpointed position (source_position.go)
+	parts     *partitionReader
 }
 
 // NewSource returns a source of the projected columns (nil: all) of a
 // table with physical schema physical, emitting batchSize rows per batch.
+// The partition columns of a partitioned table (Config.PartitionKeys) come
+// from the directory names (`key=value`), the other columns from the
+// files.
 func NewSource(cfg Config, physical types.Schema, projection []int, batchSize int) (*Source, error) {
 	if batchSize <= 0 {
 		batchSize = vectorized.DefaultBatchSize
@@ -304,8 +353,19 @@ func NewSource(cfg Config, physical types.Schema, projection []int, batchSize in
 			return nil, fmt.Errorf("not supported yet: csv format for column %s of type %s", f.Name, f.Type)
 		}
 	}
-	return &Source{cfg: cfg, physical: physical, proj: projection, batchSize: batchSize}, nil
+	s := &Source{cfg: cfg, physical: physical, proj: projection, batchSize: batchSize}
+	if len(cfg.PartitionKeys) > 0 {
+		pr, err := newPartitionReader(cfg, physical, projection)
+		if err != nil {
+			return nil, err
+		}
+		s.parts = pr
+	}
+	return s, nil
 }
+
+// Unbounded reports whether the source monitors its directory.
+func (s *Source) Unbounded() bool { return s.cfg.MonitorInterval > 0 }
 
 // Open lists the files to read.
 func (s *Source) Open(ctx context.Context) error {
@@ -317,22 +377,47 @@ func (s *Source) Open(ctx context.Context) error {
 	return nil
 }
 
-// Run emits the rows of every file in order.
+// Run emits the rows of every file in order; a monitoring source then
+// lists the directory every interval and reads the new files, until ctx
+// is cancelled.
 func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
-	for _, name := range s.files {
-		if s.pos.isFinished(name) {
-			continue // read before the restored checkpoint
+	for {
+		for _, name := range s.files {
+			if s.pos.isFinished(name) {
+				continue // read before (or before the restored checkpoint)
+			}
+			s.pos.begin(name)
+			if err := s.runFile(ctx, name, out); err != nil {
+				return err
+			}
+			s.pos.finish(name)
 		}
-		s.pos.begin(name)
-		if err := s.runFile(ctx, name, out); err != nil {
+		if s.cfg.MonitorInterval <= 0 {
+			return nil
+		}
+		// Through the collector: a silent source is marked idle while it
+		// waits (vectorized/idle.go).
+		if err := vectorized.Sleep(ctx, out, s.cfg.MonitorInterval); err != nil {
 			return err
 		}
-		s.pos.finish(name)
+		files, err := ListFiles(s.cfg.Path)
+		if err != nil {
+			return err
+		}
+		s.files = files
 	}
-	return nil
 }
 
 func (s *Source) runFile(ctx context.Context, name string, out vectorized.Collector) error {
+	physical, proj := s.physical, s.proj
+	var consts []*constCol // the partition columns' values of this file
+	if s.parts != nil {
+		var err error
+		if consts, err = s.parts.values(s.cfg.Path, name); err != nil {
+			return err
+		}
+		physical, proj = s.parts.data, s.parts.dataProj
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", name, err)
@@ -341,9 +426,9 @@ func (s *Source) runFile(ctx context.Context, name string, out vectorized.Collec
 	var rd batchReader
 	switch s.cfg.Format {
 	case "csv":
-		rd, err = csv.NewReader(f, name, s.physical, s.proj, s.cfg.CSV, s.batchSize)
+		rd, err = csv.NewReader(f, name, physical, proj, s.cfg.CSV, s.batchSize)
 	default:
-		rd, err = json.NewReader(f, name, s.physical, s.proj, s.cfg.JSON, s.batchSize)
+		rd, err = json.NewReader(f, name, physical, proj, s.cfg.JSON, s.batchSize)
 	}
 	if err != nil {
 		return err
@@ -364,6 +449,11 @@ func (s *Source) runFile(ctx context.Context, name string, out vectorized.Collec
 		// records the position after this batch).
 		if rec = s.pos.take(name, rec); rec == nil {
 			continue
+		}
+		if s.parts != nil {
+			if rec, err = s.parts.assemble(rec, consts); err != nil {
+				return err
+			}
 		}
 		if err := out.Emit(ctx, vectorized.Batch{Rec: rec}); err != nil {
 			return err

@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -48,6 +51,18 @@ var committableSchema = arrow.NewSchema([]arrow.Field{
 // BIGINT, next BIGINT), how many part files it had started at the
 // checkpoint: files it started later are rolled back on restore.
 const WritersPart = "writers"
+
+// PartitionsPart is the name of the sink's state part that records the
+// partitions waiting for their commit (partition STRING: the directory
+// relative to the table path, created BIGINT: when it was first written,
+// ms, checkpoint BIGINT: the latest checkpoint with data of it).
+const PartitionsPart = "partitions"
+
+var partitionsSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "partition", Type: arrow.BinaryTypes.String},
+	{Name: "created", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "checkpoint", Type: arrow.PrimitiveTypes.Int64},
+}, nil)
 
 var writersSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "uuid", Type: arrow.BinaryTypes.String},
@@ -127,7 +142,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // partFile is the part file in progress.
 type partFile struct {
-	name   string // final name
+	name   string // final name, relative to the table path (`k=v/…/part-…`)
 	f      *os.File
 	cw     *countingWriter
 	w      batchWriter
@@ -136,7 +151,7 @@ type partFile struct {
 
 // pendingFile is a closed, durable, still hidden part file.
 type pendingFile struct {
-	name       string // final name
+	name       string // final name, relative to the table path
 	checkpoint int64  // the checkpoint covering it; 0 before its PreCommit
 }
 
@@ -148,16 +163,29 @@ type Sink struct {
 	schema    types.Schema
 	overwrite bool
 	subtask   int
-	uuid      string              // lineage (8 hex digits) + random rest
-	next      int                 // counter of the next part file
-	inherited map[writerKey]int64 // writers of earlier runs, from the restored state
-	existing  []string            // visible files at Open (INSERT OVERWRITE removes them)
-	cur       *partFile
+	uuid      string               // lineage (8 hex digits) + random rest
+	next      int                  // counter of the next part file
+	inherited map[writerKey]int64  // writers of earlier runs, from the restored state
+	existing  []string             // visible files at Open (INSERT OVERWRITE removes them)
+	cur       map[string]*partFile // the part files in progress, by partition ("": none)
+	layout    *partitionLayout     // nil: not partitioned (partition.go)
+	data      *arrow.Schema        // the columns written into the files
+	wm        int64                // the current watermark (OnWatermark)
+	dirty     map[string]int64     // partitions written since the last PreCommit: creation ms
+	written   map[string]bool      // every partition written (set under mu)
 
 	mu         sync.Mutex // guards the fields below (Commit runs concurrently with Write)
 	pending    []pendingFile
-	checkpoint bool // PreCommit or RestoreState was called
+	parts      map[string]pendingPart // partitions waiting for their commit
+	wms        map[int64]int64        // the watermark at each checkpoint's PreCommit
+	checkpoint bool                   // PreCommit or RestoreState was called
 	done       bool
+}
+
+// pendingPart is a partition waiting for its commit.
+type pendingPart struct {
+	created    int64 // wall clock ms when it was first written
+	checkpoint int64 // the latest checkpoint with data of it
 }
 
 // NewSink returns the sink instance subtask writing rows of schema into
@@ -180,7 +208,23 @@ func NewSink(cfg Config, schema types.Schema, overwrite bool, subtask int) (*Sin
 	if cfg.RolloverInterval <= 0 {
 		cfg.RolloverInterval = DefaultRolloverInterval
 	}
-	return &Sink{cfg: cfg, schema: schema, overwrite: overwrite, subtask: subtask}, nil
+	s := &Sink{cfg: cfg, schema: schema, overwrite: overwrite, subtask: subtask, cur: map[string]*partFile{},
+		wm: math.MinInt64, dirty: map[string]int64{}, written: map[string]bool{},
+		parts: map[string]pendingPart{}, wms: map[int64]int64{}}
+	data := schema
+	if len(cfg.PartitionKeys) > 0 {
+		l, err := newPartitionLayout(cfg, schema)
+		if err != nil {
+			return nil, err
+		}
+		s.layout, data = l, l.data
+	}
+	as, err := types.ArrowSchema(data)
+	if err != nil {
+		return nil, err
+	}
+	s.data = as
+	return s, nil
 }
 
 // uuid returns a random version 4 UUID; a non-empty lineage (8 hex
@@ -200,15 +244,21 @@ func uuid(lineage string) string {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
+// inProgressPath, pendingPath and finalPath place the part file of
+// relative name (`k=v/…/part-…` or `part-…`) in the table's directory.
 func (s *Sink) inProgressPath(name string) string {
-	return filepath.Join(s.cfg.Path, "."+name+".inprogress")
+	dir, base := path.Split(name)
+	return filepath.Join(s.cfg.Path, filepath.FromSlash(dir), "."+base+".inprogress")
 }
 
 func (s *Sink) pendingPath(name string) string {
-	return filepath.Join(s.cfg.Path, "."+name+".pending")
+	dir, base := path.Split(name)
+	return filepath.Join(s.cfg.Path, filepath.FromSlash(dir), "."+base+".pending")
 }
 
-func (s *Sink) finalPath(name string) string { return filepath.Join(s.cfg.Path, name) }
+func (s *Sink) finalPath(name string) string {
+	return filepath.Join(s.cfg.Path, filepath.FromSlash(name))
+}
 
 // Open creates the directory.
 func (s *Sink) Open(ctx context.Context) error {
@@ -216,7 +266,7 @@ func (s *Sink) Open(ctx context.Context) error {
 		return fmt.Errorf("creating %s: %w", s.cfg.Path, err)
 	}
 	s.uuid = uuid("")
-	if s.overwrite {
+	if s.overwrite && s.layout == nil {
 		entries, err := os.ReadDir(s.cfg.Path)
 		if err != nil {
 			return fmt.Errorf("listing %s: %w", s.cfg.Path, err)
@@ -231,51 +281,137 @@ func (s *Sink) Open(ctx context.Context) error {
 }
 
 // Write appends a batch to the part file in progress (created with the
-// first row) and rolls it when the rolling policy says so.
+// first row) and rolls it when the rolling policy says so. A partitioned
+// table writes each run of rows of one partition into that partition's
+// part file, without the partition columns.
 func (s *Sink) Write(ctx context.Context, b vectorized.Batch) error {
 	if b.NumRows() == 0 {
 		return nil
 	}
-	if s.cur != nil && time.Since(s.cur.opened) >= s.cfg.RolloverInterval {
-		if err := s.roll(); err != nil {
+	if s.layout == nil {
+		return s.writeTo("", b.Rec)
+	}
+	dirs := s.layout.dirsOf(b.Rec)
+	rec := s.layout.dataRecord(b.Rec, s.data)
+	defer rec.Release()
+	for i := 0; i < len(dirs); {
+		j := i + 1
+		for j < len(dirs) && dirs[j] == dirs[i] {
+			j++
+		}
+		part := rec
+		if i > 0 || j < len(dirs) {
+			part = rec.NewSlice(int64(i), int64(j))
+		}
+		err := s.writeTo(dirs[i], part)
+		if part != rec {
+			part.Release()
+		}
+		if err != nil {
 			return err
 		}
-	}
-	if s.cur == nil {
-		name := "part-" + s.uuid + "-" + strconv.Itoa(s.subtask) + "-" + strconv.Itoa(s.next)
-		path := s.inProgressPath(name)
-		f, err := os.Create(path)
-		if err != nil {
-			return fmt.Errorf("creating %s: %w", path, err)
-		}
-		s.next++
-		p := &partFile{name: name, f: f, cw: &countingWriter{w: f}, opened: time.Now()}
-		if s.cfg.Format == "csv" {
-			p.w = csv.NewWriter(p.cw, s.schema, s.cfg.CSV)
-		} else {
-			p.w = json.NewWriter(p.cw, s.schema, s.cfg.JSON)
-		}
-		s.cur = p
-	}
-	if err := s.cur.w.Write(b.Rec); err != nil {
-		return fmt.Errorf("writing %s: %w", s.inProgressPath(s.cur.name), err)
-	}
-	if err := s.cur.w.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", s.inProgressPath(s.cur.name), err)
-	}
-	if s.cur.cw.n >= s.cfg.RollingFileSize {
-		return s.roll()
+		i = j
 	}
 	return nil
 }
 
-// roll closes the part file in progress durably and makes it pending.
-func (s *Sink) roll() error {
-	p := s.cur
+// writeTo writes rows into the part file of partition dir.
+func (s *Sink) writeTo(dir string, rec arrow.RecordBatch) error {
+	cur := s.cur[dir]
+	if cur != nil && time.Since(cur.opened) >= s.cfg.RolloverInterval {
+		if err := s.roll(dir); err != nil {
+			return err
+		}
+		cur = nil
+	}
+	if cur == nil {
+		name := "part-" + s.uuid + "-" + strconv.Itoa(s.subtask) + "-" + strconv.Itoa(s.next)
+		if dir != "" {
+			name = dir + "/" + name
+			if err := os.MkdirAll(filepath.Join(s.cfg.Path, filepath.FromSlash(dir)), 0o755); err != nil {
+				return fmt.Errorf("creating partition %s: %w", dir, err)
+			}
+			if !s.written[dir] {
+				s.mu.Lock() // Commit reads it
+				s.written[dir] = true
+				s.mu.Unlock()
+			}
+			if _, ok := s.dirty[dir]; !ok {
+				s.dirty[dir] = time.Now().UnixMilli()
+			}
+		}
+		tmp := s.inProgressPath(name)
+		f, err := os.Create(tmp)
+		if err != nil {
+			return fmt.Errorf("creating %s: %w", tmp, err)
+		}
+		s.next++
+		p := &partFile{name: name, f: f, cw: &countingWriter{w: f}, opened: time.Now()}
+		if s.cfg.Format == "csv" {
+			p.w = csv.NewWriter(p.cw, s.dataSchema(), s.cfg.CSV)
+		} else {
+			p.w = json.NewWriter(p.cw, s.dataSchema(), s.cfg.JSON)
+		}
+		s.cur[dir] = p
+		cur = p
+	} else if dir != "" {
+		if _, ok := s.dirty[dir]; !ok {
+			s.dirty[dir] = time.Now().UnixMilli()
+		}
+	}
+	if err := cur.w.Write(rec); err != nil {
+		return fmt.Errorf("writing %s: %w", s.inProgressPath(cur.name), err)
+	}
+	if err := cur.w.Flush(); err != nil {
+		return fmt.Errorf("writing %s: %w", s.inProgressPath(cur.name), err)
+	}
+	if cur.cw.n >= s.cfg.RollingFileSize {
+		return s.roll(dir)
+	}
+	return nil
+}
+
+// dataSchema is the schema of the columns in the files.
+func (s *Sink) dataSchema() types.Schema {
+	if s.layout != nil {
+		return s.layout.data
+	}
+	return s.schema
+}
+
+// OnWatermark implements connectors.WatermarkSink: the partition-time
+// commit trigger compares partitions with the watermark of each
+// checkpoint.
+func (s *Sink) OnWatermark(ctx context.Context, wm int64) error {
+	if wm > s.wm {
+		s.wm = wm
+	}
+	return nil
+}
+
+// rollAll rolls every part file in progress, in partition order.
+func (s *Sink) rollAll() error {
+	dirs := make([]string, 0, len(s.cur))
+	for d := range s.cur {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		if err := s.roll(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// roll closes the part file in progress of partition dir durably and
+// makes it pending.
+func (s *Sink) roll(dir string) error {
+	p := s.cur[dir]
 	if p == nil {
 		return nil
 	}
-	s.cur = nil
+	delete(s.cur, dir)
 	tmp := s.inProgressPath(p.name)
 	err := p.w.Flush()
 	if err == nil {
@@ -321,11 +457,32 @@ func (s *Sink) PreCommit(ctx context.Context, id int64, w vectorized.StateWriter
 	if s.overwrite {
 		return errors.New("not supported yet: INSERT OVERWRITE into a filesystem table with checkpointing (Flink does not support overwrite in streaming mode)")
 	}
-	if err := s.roll(); err != nil {
+	if err := s.rollAll(); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	s.checkpoint = true
+	s.wms[id] = s.wm
+	for dir, created := range s.dirty {
+		pp, ok := s.parts[dir]
+		if !ok {
+			pp.created = created
+		}
+		pp.checkpoint = id
+		s.parts[dir] = pp
+	}
+	clear(s.dirty)
+	partNames := array.NewStringBuilder(memory.DefaultAllocator)
+	partCreated := array.NewInt64Builder(memory.DefaultAllocator)
+	partCk := array.NewInt64Builder(memory.DefaultAllocator)
+	defer partNames.Release()
+	defer partCreated.Release()
+	defer partCk.Release()
+	for _, dir := range sortedKeys(s.parts) {
+		partNames.Append(dir)
+		partCreated.Append(s.parts[dir].created)
+		partCk.Append(s.parts[dir].checkpoint)
+	}
 	files := array.NewStringBuilder(memory.DefaultAllocator)
 	cps := array.NewInt64Builder(memory.DefaultAllocator)
 	defer files.Release()
@@ -338,11 +495,16 @@ func (s *Sink) PreCommit(ctx context.Context, id int64, w vectorized.StateWriter
 		cps.Append(s.pending[i].checkpoint)
 	}
 	s.mu.Unlock()
-	if err := syncDir(s.cfg.Path); err != nil {
+	if err := s.syncDirs(); err != nil {
 		return err
 	}
 	if files.Len() > 0 {
 		if err := writeState(w, StatePart, committableSchema, files, cps); err != nil {
+			return err
+		}
+	}
+	if partNames.Len() > 0 {
+		if err := writeState(w, PartitionsPart, partitionsSchema, partNames, partCreated, partCk); err != nil {
 			return err
 		}
 	}
@@ -412,9 +574,79 @@ func (s *Sink) Commit(ctx context.Context, id int64) error {
 		return err
 	}
 	if published {
-		return syncDir(s.cfg.Path)
+		if err := s.syncDirs(); err != nil {
+			return err
+		}
+	}
+	// The watermark of the latest checkpoint up to id.
+	wm, at := int64(math.MinInt64), int64(-1)
+	for ck, w := range s.wms {
+		if ck <= id && ck > at {
+			wm, at = w, ck
+		}
+	}
+	for ck := range s.wms {
+		if ck < at {
+			delete(s.wms, ck)
+		}
+	}
+	return s.commitPartitions(func(dir string, p pendingPart) bool {
+		return p.checkpoint <= id && s.committable(dir, p, wm)
+	})
+}
+
+// committable reports whether the trigger lets a partition commit with
+// watermark wm.
+func (s *Sink) committable(dir string, p pendingPart, wm int64) bool {
+	c := s.cfg.Commit
+	if !c.PartitionTime {
+		return time.Now().UnixMilli() > p.created+c.Delay.Milliseconds()
+	}
+	t, err := c.partitionTime(s.cfg.PartitionKeys, dir)
+	if err != nil {
+		return false // Flink fails the job here; we keep the partition uncommitted
+	}
+	return wm > t+c.Delay.Milliseconds()
+}
+
+// commitPartitions commits (success file) the waiting partitions ok
+// selects, in path order; s.mu is held.
+func (s *Sink) commitPartitions(ok func(dir string, p pendingPart) bool) error {
+	for _, dir := range sortedKeys(s.parts) {
+		p := s.parts[dir]
+		if !ok(dir, p) {
+			continue
+		}
+		if name := s.cfg.Commit.SuccessFile; name != "" {
+			if err := writeSuccessFile(filepath.Join(s.cfg.Path, filepath.FromSlash(dir)), name); err != nil {
+				return err
+			}
+		}
+		delete(s.parts, dir)
 	}
 	return nil
+}
+
+// syncDirs fsyncs the table directory and its partition directories.
+func (s *Sink) syncDirs() error {
+	if err := syncDir(s.cfg.Path); err != nil {
+		return err
+	}
+	for _, dir := range sortedKeys(s.written) {
+		if err := syncDir(filepath.Join(s.cfg.Path, filepath.FromSlash(dir))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // RestoreState restores the sink from a checkpoint: it publishes the
@@ -443,13 +675,14 @@ func (s *Sink) RestoreState(ctx context.Context, r vectorized.StateReader) error
 			return fmt.Errorf("filesystem sink: unexpected state schema %s", rec.Schema())
 		}
 		for i := 0; i < names.Len(); i++ {
-			p, ok := parsePartName(names.Value(i))
+			rel := names.Value(i)
+			p, ok := parsePartName(path.Base(rel))
 			if !ok || p.hidden {
-				return fmt.Errorf("filesystem sink: unexpected committable %q", names.Value(i))
+				return fmt.Errorf("filesystem sink: unexpected committable %q", rel)
 			}
-			committed[p.final] = true
+			committed[rel] = true
 			if mine(p.subtask) {
-				publish = append(publish, p.final)
+				publish = append(publish, rel)
 			}
 		}
 		return nil
@@ -487,6 +720,32 @@ func (s *Sink) RestoreState(ctx context.Context, r vectorized.StateReader) error
 			return fmt.Errorf("restoring the filesystem sink: %w", err)
 		}
 	}
+	// The partitions waiting for their commit: the first instance takes
+	// them over (any instance may commit a partition).
+	err = r.Read(PartitionsPart, func(rec arrow.RecordBatch) error {
+		names, ok1 := rec.Column(0).(*array.String)
+		created, ok2 := rec.Column(1).(*array.Int64)
+		if rec.NumCols() != 3 || !ok1 || !ok2 {
+			return fmt.Errorf("filesystem sink: unexpected state schema %s", rec.Schema())
+		}
+		if r.Subtask() != 0 {
+			return nil
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for i := 0; i < names.Len(); i++ {
+			dir := names.Value(i)
+			if p, ok := s.parts[dir]; !ok || created.Value(i) < p.created {
+				// Waiting for the restored job's next checkpoint.
+				s.parts[dir] = pendingPart{created: created.Value(i), checkpoint: 0}
+			}
+			s.written[dir] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 
 	// Keep the lineage; carry the writers this instance is responsible for.
 	if len(lineages) > 0 {
@@ -504,39 +763,79 @@ func (s *Sink) RestoreState(ctx context.Context, r vectorized.StateReader) error
 		}
 	}
 
-	entries, err := os.ReadDir(s.cfg.Path)
+	files, err := s.partFiles()
 	if err != nil {
-		return fmt.Errorf("listing %s: %w", s.cfg.Path, err)
+		return err
 	}
-	for _, e := range entries {
-		p, ok := parsePartName(e.Name())
-		if !ok || e.IsDir() || !lineages[p.uuid[:8]] || !mine(p.subtask) || p.uuid == s.uuid {
+	for _, rel := range files {
+		dir, base := path.Split(rel)
+		p, ok := parsePartName(base)
+		if !ok || !lineages[p.uuid[:8]] || !mine(p.subtask) || p.uuid == s.uuid {
 			continue
 		}
 		if p.hidden {
-			if committed[p.final] {
+			if committed[dir+p.final] {
 				continue // its publication failed above, or another lineage's
 			}
 		} else if next, ok := known[writerKey{p.uuid, p.subtask}]; ok && p.n < next {
 			continue // covered by the checkpoint
 		}
-		if err := os.Remove(filepath.Join(s.cfg.Path, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("discarding %s: %w", e.Name(), err)
+		if err := os.Remove(filepath.Join(s.cfg.Path, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("discarding %s: %w", rel, err)
 		}
 	}
-	return syncDir(s.cfg.Path)
+	return s.syncDirs()
+}
+
+// partFiles lists the names (relative, with '/') of the files in the
+// table directory that may be part files: in the directory itself and,
+// for a partitioned table, in its partition directories (`k=v`).
+func (s *Sink) partFiles() ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(s.cfg.Path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, rerr := filepath.Rel(s.cfg.Path, p)
+		if rerr != nil {
+			return rerr
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if p == s.cfg.Path {
+				return nil
+			}
+			if s.layout == nil || !strings.Contains(d.Name(), "=") || hidden(d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if _, ok := parsePartName(d.Name()); ok {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", s.cfg.Path, err)
+	}
+	return out, nil
 }
 
 // Finish rolls and publishes every part file (the end of a bounded
 // input); with overwrite it first removes the visible files that were in
 // the directory when the sink opened.
 func (s *Sink) Finish(ctx context.Context) error {
-	if err := s.roll(); err != nil {
+	if err := s.rollAll(); err != nil {
 		return err
 	}
 	for _, name := range s.existing {
 		if err := os.RemoveAll(filepath.Join(s.cfg.Path, name)); err != nil {
 			return fmt.Errorf("overwriting %s: %w", s.cfg.Path, err)
+		}
+	}
+	if s.overwrite && s.layout != nil {
+		if err := s.overwritePartitions(); err != nil {
+			return err
 		}
 	}
 	s.mu.Lock()
@@ -548,15 +847,50 @@ func (s *Sink) Finish(ctx context.Context) error {
 		s.pending = s.pending[1:]
 	}
 	s.done = true
-	return syncDir(s.cfg.Path)
+	if err := s.syncDirs(); err != nil {
+		return err
+	}
+	// The end of the input commits every partition written.
+	for dir, created := range s.dirty {
+		if _, ok := s.parts[dir]; !ok {
+			s.parts[dir] = pendingPart{created: created}
+		}
+	}
+	clear(s.dirty)
+	return s.commitPartitions(func(string, pendingPart) bool { return true })
+}
+
+// overwritePartitions removes, from every partition this write wrote,
+// the visible files of earlier writes (Flink's INSERT OVERWRITE of a
+// partitioned table replaces the partitions it writes).
+func (s *Sink) overwritePartitions() error {
+	for _, dir := range sortedKeys(s.written) {
+		full := filepath.Join(s.cfg.Path, filepath.FromSlash(dir))
+		entries, err := os.ReadDir(full)
+		if err != nil {
+			return fmt.Errorf("overwriting %s: %w", full, err)
+		}
+		for _, e := range entries {
+			if hidden(e.Name()) || e.IsDir() {
+				continue
+			}
+			if p, ok := parsePartName(e.Name()); ok && p.uuid == s.uuid {
+				continue
+			}
+			if err := os.Remove(filepath.Join(full, e.Name())); err != nil {
+				return fmt.Errorf("overwriting %s: %w", full, err)
+			}
+		}
+	}
+	return nil
 }
 
 // Close removes the part file in progress; without checkpointing it also
 // removes the pending files of an unfinished write. Under checkpointing,
 // pending files covered by a checkpoint stay for the restored job.
 func (s *Sink) Close() error {
-	if p := s.cur; p != nil {
-		s.cur = nil
+	for dir, p := range s.cur {
+		delete(s.cur, dir)
 		_ = p.f.Close()
 		_ = os.Remove(s.inProgressPath(p.name))
 	}

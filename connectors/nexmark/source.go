@@ -156,13 +156,11 @@ func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 				last := s.m.timestamp(eventNumber(run[1] - 1))
 				due := wallStart.Add(time.Duration(last-s.cfg.BaseTime) * time.Millisecond)
 				if d := time.Until(due); d > 0 {
-					t := time.NewTimer(d)
-					select {
-					case <-ctx.Done():
-						t.Stop()
+					// Through the collector: an idle source is marked
+					// idle while it waits (vectorized/idle.go).
+					if err := vectorized.Sleep(ctx, out, d); err != nil {
 						rec.Release()
-						return ctx.Err()
-					case <-t.C:
+						return err
 					}
 				}
 			}
@@ -180,8 +178,11 @@ func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 		s.pos.next = max(s.pos.next, next)
 	}
 	if s.cfg.KeepAlive {
-		<-ctx.Done()
-		return ctx.Err()
+		_, _, err := vectorized.WaitOn(ctx, out, ctx.Done())
+		if err == nil {
+			err = ctx.Err()
+		}
+		return err
 	}
 	return nil
 }

@@ -225,6 +225,10 @@ func Validate(key, value string) error {
 		_, err := o.check(key, value)
 		return err
 	}
+	if o, ok := sourceOptions()[key]; ok { // source.go
+		_, err := o.check(key, value)
+		return err
+	}
 	if o, ok := options()[key]; ok {
 		_, err := o.check(key, value)
 		return err
@@ -274,6 +278,9 @@ func (c *Config) Get(key string) (value string, ok bool) {
 		return o.def, true
 	}
 	if o, ok := checkpointOptions()[key]; ok {
+		return o.def, true
+	}
+	if o, ok := sourceOptions()[key]; ok { // source.go
 		return o.def, true
 	}
 	return "", false

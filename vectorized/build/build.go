@@ -58,6 +58,10 @@ type Env struct {
 	// Checkpoint, when not nil, checkpoints a streaming run and may
 	// restore it (checkpoint.go).
 	Checkpoint *CheckpointSettings
+	// SourceIdleTimeout is table.exec.source.idle-timeout (streaming; 0
+	// is off): a table source (each parallel split) that emits no rows
+	// for this long is marked idle (vectorized/idle.go).
+	SourceIdleTimeout time.Duration
 }
 
 // Run builds the operators of plan and drives them to completion,
@@ -257,6 +261,7 @@ type sourceRunner struct {
 	src  vectorized.Source
 	ck   *runnerCk // checkpoint.go; nil without checkpoints
 	inj  *injector
+	idle time.Duration // Env.SourceIdleTimeout; 0: off
 }
 
 func (r *sourceRunner) run(ctx context.Context, out vectorized.Collector) (err error) {
@@ -273,6 +278,10 @@ func (r *sourceRunner) run(ctx context.Context, out vectorized.Collector) (err e
 			}
 		}
 		out = &injectCollector{out: out, in: r.inj}
+	}
+	if sc := r.sourceCollector(out); sc != nil { // source_wait.go
+		defer sc.Stop()
+		out = sc
 	}
 	if err := r.src.Run(ctx, out); err != nil {
 		return wrap(r.name, err)
@@ -444,7 +453,7 @@ func (b *builder) build(n physical.Node) (runner, error) {
 		if err := b.setSplit(src); err != nil { // parallel.go
 			return nil, err
 		}
-		return &sourceRunner{name: name, src: src}, nil
+		return &sourceRunner{name: name, src: src, idle: b.env.SourceIdleTimeout}, nil
 	case *physical.Values:
 		return &sourceRunner{name: name, src: ops.NewValues(n.Out, n.Rows)}, nil
 	case *physical.Calc:

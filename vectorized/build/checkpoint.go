@@ -268,6 +268,7 @@ type injector struct {
 	pending  int64 // highest checkpoint requested
 	injected int64 // highest checkpoint injected
 	finished bool
+	waker    func() // wakes the source's wait to inject (source_wait.go)
 }
 
 // request asks for barrier id (called by the coordinator's trigger).
@@ -276,6 +277,9 @@ func (in *injector) request(id int64) {
 	defer in.mu.Unlock()
 	if id > in.pending {
 		in.pending = id
+	}
+	if in.waker != nil {
+		in.waker() // a waiting source injects now (source_wait.go)
 	}
 }
 

@@ -33,7 +33,11 @@ import (
 // gates do: its watermark is the minimum over the producers that have not
 // ended, EndOfInput passes once every producer has ended, and a checkpoint
 // barrier passes once every live producer has sent it (aligned: the
-// batches of a producer that is ahead wait behind its barrier).
+// batches of a producer that is ahead wait behind its barrier). An idle
+// producer (vectorized.Idle, until vectorized.Active) does not hold the
+// watermark back; when every live producer is idle the consumer emits the
+// maximum of their watermarks and forwards Idle, and Active when one of
+// them produces again.
 
 // hubQueue is the number of items a consumer's channel buffers.
 const hubQueue = 8
@@ -324,6 +328,7 @@ type hubConsumer struct {
 type producerState struct {
 	watermark int64
 	ended     bool
+	idle      bool      // between Idle and Active: not in the minimum
 	blocked   bool      // aligned on a barrier: hold its items
 	queue     []hubItem // held items
 }
@@ -384,6 +389,7 @@ type merger struct {
 	ps      []producerState
 	lastWM  int64
 	ended   bool
+	idleOut bool               // Idle was forwarded (every live producer idle)
 	barrier *vectorized.Marker // the barrier being aligned
 	seen    int                // producers that delivered it
 }
@@ -406,6 +412,12 @@ func (m *merger) handle(ctx context.Context, it hubItem) error {
 		return m.advance(ctx)
 	case vectorized.EndOfInput:
 		return m.end(ctx, it.from)
+	case vectorized.Idle, vectorized.Active:
+		p.idle = mk.Kind == vectorized.Idle
+		if err := m.advance(ctx); err != nil {
+			return err
+		}
+		return m.idleChanged(ctx)
 	case vectorized.CheckpointBarrier:
 		if len(m.ps) == 1 {
 			return m.out.EmitMarker(ctx, mk)
@@ -483,6 +495,9 @@ func (m *merger) end(ctx context.Context, i int) error {
 	if err := m.advance(ctx); err != nil {
 		return err
 	}
+	if err := m.idleChanged(ctx); err != nil {
+		return err
+	}
 	if m.live() == 0 && !m.ended {
 		m.ended = true
 		return m.out.EmitMarker(ctx, endOfInput)
@@ -490,18 +505,54 @@ func (m *merger) end(ctx context.Context, i int) error {
 	return nil
 }
 
-// advance emits the minimum watermark of the live producers when it moved.
+// idleChanged forwards Idle when every live producer became idle, and
+// Active when one of them is active again.
+func (m *merger) idleChanged(ctx context.Context) error {
+	live, idle := 0, 0
+	for i := range m.ps {
+		if !m.ps[i].ended {
+			live++
+			if m.ps[i].idle {
+				idle++
+			}
+		}
+	}
+	if live == 0 {
+		return nil
+	}
+	if all := idle == live; all != m.idleOut {
+		m.idleOut = all
+		kind := vectorized.Active
+		if all {
+			kind = vectorized.Idle
+		}
+		return m.out.EmitMarker(ctx, vectorized.Marker{Kind: kind})
+	}
+	return nil
+}
+
+// advance emits the minimum watermark of the live, active producers when
+// it moved; when every live producer is idle, the maximum of theirs (as
+// Flink's StatusWatermarkValve flushes them).
 func (m *merger) advance(ctx context.Context) error {
-	wm := int64(math.MaxInt64)
-	any := false
+	wm, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	any, live := false, false
 	for i := range m.ps {
 		if m.ps[i].ended {
+			continue
+		}
+		live = true
+		hi = max(hi, m.ps[i].watermark)
+		if m.ps[i].idle {
 			continue
 		}
 		any = true
 		if m.ps[i].watermark < wm {
 			wm = m.ps[i].watermark
 		}
+	}
+	if !any && live {
+		any, wm = true, hi
 	}
 	if !any || wm == math.MinInt64 || wm <= m.lastWM {
 		return nil

@@ -8,8 +8,8 @@ import (
 )
 
 // Sink adapts a connector sink to an operator: every batch is written, the
-// EndOfInput marker finishes (commits) the sink and is forwarded. Nothing
-// else is emitted.
+// EndOfInput marker finishes (commits) the sink and is forwarded; a
+// connectors.WatermarkSink sees the watermarks. Nothing else is emitted.
 type Sink struct {
 	sink     connectors.Sink
 	opened   bool
@@ -37,6 +37,11 @@ func (s *Sink) Process(ctx context.Context, b vectorized.Batch, _ vectorized.Col
 
 // OnMarker implements vectorized.Operator.
 func (s *Sink) OnMarker(ctx context.Context, m vectorized.Marker, out vectorized.Collector) error {
+	if ws, ok := s.sink.(connectors.WatermarkSink); ok && m.Kind == vectorized.Watermark {
+		if err := ws.OnWatermark(ctx, m.Watermark); err != nil {
+			return err
+		}
+	}
 	if m.Kind == vectorized.EndOfInput && !s.finished {
 		s.finished = true
 		if err := s.sink.Finish(ctx); err != nil {

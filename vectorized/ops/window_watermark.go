@@ -67,7 +67,8 @@ func (w *WatermarkAssigner) Process(ctx context.Context, b vectorized.Batch, out
 
 // OnMarker implements vectorized.Operator: the source's own watermarks
 // are replaced by the assigner's; EndOfInput is preceded by the final
-// watermark.
+// watermark. Idle and Active (a silent source, table.exec.source.idle-timeout)
+// pass through unchanged, like every other marker.
 func (w *WatermarkAssigner) OnMarker(ctx context.Context, m vectorized.Marker, out vectorized.Collector) error {
 	switch m.Kind {
 	case vectorized.Watermark:
