@@ -134,6 +134,17 @@ func (r *Registry) Register(f Factory) { r.factories[f.Identifier()] = f }
 // Lookup finds the factory of a table from its 'connector' option, with
 // Flink's errors for a missing or unknown connector.
 func (r *Registry) Lookup(t *catalog.ResolvedTable) (Factory, error) {
+	if isLegacy(t) { // legacy.go
+		lt, err := translateLegacy(t)
+		if err != nil {
+			return nil, err
+		}
+		f, err := r.Lookup(lt)
+		if err != nil {
+			return nil, err
+		}
+		return legacyFactory{f}, nil
+	}
 	id, ok := t.Table.Options["connector"]
 	if !ok {
 		return nil, fmt.Errorf("Table options do not contain an option key 'connector' for discovering a connector. Therefore, Flink assumes a managed table. However, a managed table factory that implements org.apache.flink.table.factories.ManagedTableFactory is not in the classpath.")

@@ -25,6 +25,13 @@ type OptionLister interface {
 // stands for every physical column name; the 'connector' key is always
 // accepted.
 func ValidateOptions(f Factory, t *catalog.ResolvedTable) error {
+	if isLegacy(t) { // legacy.go: the translated options are checked
+		lt, err := translateLegacy(t)
+		if err != nil {
+			return err
+		}
+		t = lt
+	}
 	opts := t.Table.Options
 	schema := t.PhysicalSchema()
 	var missing []string

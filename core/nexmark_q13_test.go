@@ -14,10 +14,9 @@ import (
 
 // q13Script returns the statements of Nexmark q13 with the side input
 // written as upstream's SideInputGenerator does (10,000 lines "i,i") under
-// a temporary ${FLINK_HOME}/data. The legacy connector descriptor of the
-// side table ('connector.type' = 'filesystem', 'connector.path',
-// 'format.type') is spelled with the filesystem connector's current keys:
-// tablerun's connector registry does not read legacy descriptors.
+// a temporary ${FLINK_HOME}/data. The side table keeps its legacy connector
+// descriptor ('connector.type' = 'filesystem', 'connector.path',
+// 'format.type'): the connector registry translates it.
 func q13Script(t testing.TB, events int) []string {
 	t.Helper()
 	home := t.TempDir()
@@ -27,11 +26,7 @@ func q13Script(t testing.TB, events int) []string {
 		fmt.Fprintf(&b, "%d,%d\n", i, i)
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(home, "data", "side_input.txt"), []byte(b.String()), 0o644))
-	legacy := strings.NewReplacer(
-		"${FLINK_HOME}", home,
-		"'connector.type'", "'connector'", "'connector.path'", "'path'", "'format.type'", "'format'",
-		"'file://", "'",
-	)
+	legacy := strings.NewReplacer("${FLINK_HOME}", home)
 	stmts := nexmarkScript(t, "q13", events)
 	found := false
 	for i, s := range stmts {

@@ -286,10 +286,14 @@ func Script(dir, q string, events int64) ([]string, error) {
 		}
 		parts = append(parts, string(b))
 	}
+	home, err := flinkHome()
+	if err != nil {
+		return nil, err
+	}
 	text := strings.NewReplacer(
 		"${TPS}", "10000000", "${EVENTS_NUM}", fmt.Sprint(events),
 		"${PERSON_PROPORTION}", "1", "${AUCTION_PROPORTION}", "3", "${BID_PROPORTION}", "46",
-		"${NEXMARK_TABLE}", "datagen", "${NEXMARK_DIR}", os.TempDir(),
+		"${NEXMARK_TABLE}", "datagen", "${NEXMARK_DIR}", os.TempDir(), "${FLINK_HOME}", home,
 	).Replace(strings.Join(parts, ";\n"))
 	stmts, err := parser.ParseScript(text)
 	if err != nil {
@@ -504,4 +508,30 @@ func WriteTable(w io.Writer, rs []Result) {
 		}
 	}
 	fmt.Fprintln(w, sep)
+}
+
+// flinkHome returns the directory that stands for ${FLINK_HOME}: its
+// data/side_input.txt is q13's side input, written as upstream's
+// SideInputGenerator does (10,000 lines "i,i").
+func flinkHome() (string, error) {
+	home := filepath.Join(os.TempDir(), "tablerun-nexmark-home")
+	file := filepath.Join(home, "data", "side_input.txt")
+	if _, err := os.Stat(file); err == nil {
+		return home, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return "", fmt.Errorf("nexmark side input: %w", err)
+	}
+	var b strings.Builder
+	for i := range 10000 {
+		fmt.Fprintf(&b, "%d,%d\n", i, i)
+	}
+	tmp := file + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return "", fmt.Errorf("nexmark side input: %w", err)
+	}
+	if err := os.Rename(tmp, file); err != nil {
+		return "", fmt.Errorf("nexmark side input: %w", err)
+	}
+	return home, nil
 }
