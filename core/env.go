@@ -431,6 +431,7 @@ func (e *TableEnvironment) runSinks(ctx context.Context, sinks []*logical.Sink, 
 			return nil, err
 		}
 		envs[i].Checkpoint = ck
+		envs[i].Drain = j.drain
 	}
 	run := func() error {
 		for i, phys := range plans {

@@ -109,3 +109,29 @@ func TestStopWithSavepointRestoresAtOtherParallelism(t *testing.T) {
 	_, err := env.ExecuteSQL(ctx, "STOP JOB 'ffffffffffffffffffffffffffffffff'")
 	require.ErrorContains(t, err, "job not found")
 }
+
+// TestStopJobWithDrain drains a background job over an unbounded source:
+// its sources end, the last (partial) window fires and the sink commits,
+// and the job is FINISHED.
+func TestStopJobWithDrain(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	env := NewTableEnvironment(InStreamingMode())
+	for _, s := range []string{
+		`CREATE TABLE src (id BIGINT, ts AS TO_TIMESTAMP_LTZ(1700000000000 + id * 10, 3),
+			WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen', 'rows-per-second' = '2000',
+			'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '100000000')`,
+		fmt.Sprintf(`CREATE TABLE snk (w TIMESTAMP(3), c BIGINT) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv')`, out),
+		"SET 'table.dml-sync' = 'false'",
+	} {
+		exec(t, env, s)
+	}
+	res := exec(t, env, "INSERT INTO snk SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' HOUR)) GROUP BY window_start, window_end")
+	time.Sleep(300 * time.Millisecond)
+	exec(t, env, "STOP JOB '"+res.JobID()+"' WITH DRAIN")
+	require.Equal(t, JobFinished, env.Jobs()[0].Status)
+	lines := visibleLines(t, out)
+	require.Len(t, lines, 1, "the open window fired when the input ended")
+	_, err := env.ExecuteSQL(context.Background(), "STOP JOB '"+res.JobID()+"' WITH DRAIN")
+	require.ErrorContains(t, err, "not RUNNING")
+}

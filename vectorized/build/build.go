@@ -58,6 +58,9 @@ type Env struct {
 	// Checkpoint, when not nil, checkpoints a streaming run and may
 	// restore it (checkpoint.go).
 	Checkpoint *CheckpointSettings
+	// Drain, when not nil, lets the caller end the run's sources early
+	// (STOP JOB … WITH DRAIN; drain.go).
+	Drain *Drainer
 	// SourceIdleTimeout is table.exec.source.idle-timeout (streaming; 0
 	// is off): a table source (each parallel split) that emits no rows
 	// for this long is marked idle (vectorized/idle.go).
@@ -261,7 +264,9 @@ type sourceRunner struct {
 	src  vectorized.Source
 	ck   *runnerCk // checkpoint.go; nil without checkpoints
 	inj  *injector
-	idle time.Duration // Env.SourceIdleTimeout; 0: off
+	// drain, when not nil, can end the source early (drain.go).
+	drain *Drainer
+	idle  time.Duration // Env.SourceIdleTimeout; 0: off
 }
 
 func (r *sourceRunner) run(ctx context.Context, out vectorized.Collector) (err error) {
@@ -283,7 +288,13 @@ func (r *sourceRunner) run(ctx context.Context, out vectorized.Collector) (err e
 		defer sc.Stop()
 		out = sc
 	}
-	if err := r.src.Run(ctx, out); err != nil {
+	runCtx := ctx
+	if r.drain != nil { // drain.go: STOP JOB … WITH DRAIN ends the source
+		var cancel context.CancelFunc
+		runCtx, cancel = r.drain.sourceContext(ctx)
+		defer cancel()
+	}
+	if err := r.src.Run(runCtx, out); err != nil && !(r.drain != nil && r.drain.Drained() && ctx.Err() == nil) {
 		return wrap(r.name, err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -453,7 +464,7 @@ func (b *builder) build(n physical.Node) (runner, error) {
 		if err := b.setSplit(src); err != nil { // parallel.go
 			return nil, err
 		}
-		return &sourceRunner{name: name, src: src, idle: b.env.SourceIdleTimeout}, nil
+		return &sourceRunner{name: name, src: src, idle: b.env.SourceIdleTimeout, drain: b.env.Drain}, nil
 	case *physical.Values:
 		return &sourceRunner{name: name, src: ops.NewValues(n.Out, n.Rows)}, nil
 	case *physical.Calc:
