@@ -168,8 +168,6 @@ func TestScriptFunctionQueryErrors(t *testing.T) {
 			[]string{"Aggregate expression is illegal in WHERE clause"}},
 		{"nested aggregates", []string{wavgPython}, "SELECT SUM(wavg(v, w)) FROM weights",
 			[]string{"Aggregate expressions cannot be nested"}},
-		{"distinct user aggregate", []string{wavgPython}, "SELECT wavg(DISTINCT v, w) FROM weights",
-			[]string{"not supported yet: DISTINCT with the user-defined aggregate function 'wavg'"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

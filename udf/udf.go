@@ -12,7 +12,8 @@
 // and aggregate definitions carry no usable Eval; the operators reach
 // their implementation through TableImpl and AggregateImpl. Scalar
 // definitions also offer BatchImpl, which calls the script once per chunk
-// of rows.
+// of rows, and ArrowImpl, which does so straight from and to Arrow arrays
+// (arrow.go); table functions also implement TableChunkFunc.
 //
 // Interpreters are not safe for concurrent use, so every definition keeps
 // a pool of interpreters made from one compiled program; a call borrows one

@@ -310,9 +310,6 @@ func (b *binder) userAggCall(fc *ast.FunctionCall, def *function.Definition) (lo
 	if fc.Star {
 		return nil, posErr(fc.Pos, "Only COUNT accepts * as argument")
 	}
-	if fc.Distinct {
-		return nil, unsupported("DISTINCT with the user-defined aggregate function '%s'", written)
-	}
 	src := *a.src
 	src.inAggArg = true
 	args, err := src.exprs(fc.Args)
@@ -351,7 +348,7 @@ func (b *binder) userAggCall(fc *ast.FunctionCall, def *function.Definition) (lo
 		}
 		filter = a.addPre(f)
 	}
-	call := logical.AggCall{Name: def.Name, Args: idx, Filter: filter, T: t}
+	call := logical.AggCall{Name: def.Name, Args: idx, Distinct: fc.Distinct, Filter: filter, T: t}
 	key := call.String() + ":" + t.String()
 	i, ok := a.aggKeys[key]
 	if !ok {

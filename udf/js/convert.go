@@ -280,6 +280,17 @@ func (it *interp) plainToJS(v any) (goja.Value, error) {
 			items[i] = jv
 		}
 		return rt.NewArray(items...), nil
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		m := &udf.Map{Keys: make([]any, len(keys)), Values: make([]any, len(keys))}
+		for i, k := range keys {
+			m.Keys[i], m.Values[i] = k, x[k]
+		}
+		return it.plainToJS(m)
 	case *udf.Map:
 		o := rt.NewObject()
 		for i, k := range x.Keys {

@@ -65,6 +65,10 @@ type interp struct {
 	// constructors used by conversions
 	dateCtor, mapCtor, u8Ctor goja.Value
 	argBuf                    []goja.Value
+	// cols holds the argument columns of CallArrow, reused across chunks.
+	cols [][]goja.Value
+	// driver runs CallArrow's row loops as nested calls (arrow.go).
+	driver goja.Callable
 }
 
 var (
@@ -474,24 +478,31 @@ func (t *tableFunc) Rows(ctx *function.EvalContext, args []any, emit func(row []
 	if err != nil {
 		return p.callError(err, it, args, "")
 	}
+	return p.iterRows(it, ctx, res, func() []any { return args }, emit)
+}
+
+// iterRows runs the generator (or reads the array) a table function call
+// returned and emits its rows; argRow gives the call's arguments for
+// error messages.
+func (p *program) iterRows(it *interp, ctx *function.EvalContext, res goja.Value, argRow func() []any, emit func(row []any) error) error {
 	if res == nil || goja.IsUndefined(res) || goja.IsNull(res) {
 		return nil
 	}
 	obj, ok := res.(*goja.Object)
 	if !ok {
-		return p.resultError(fmt.Errorf("returned %s, not a generator or array", typeOf(res)), args)
+		return p.resultError(fmt.Errorf("returned %s, not a generator or array", typeOf(res)), argRow())
 	}
 	produce := func(item goja.Value) error {
 		row, err := p.tableRow(ctx, item)
 		if err != nil {
-			return p.resultError(err, args)
+			return p.resultError(err, argRow())
 		}
 		return emit(row)
 	}
 	if obj.ClassName() == "Array" {
 		n := int(obj.Get("length").ToInteger())
 		for i := 0; i < n; i++ {
-			if err := produce(obj.Get(fmt.Sprint(i))); err != nil {
+			if err := produce(obj.Get(strconv.Itoa(i))); err != nil {
 				return err
 			}
 		}
@@ -499,16 +510,16 @@ func (t *tableFunc) Rows(ctx *function.EvalContext, args []any, emit func(row []
 	}
 	next, ok := goja.AssertFunction(obj.Get("next"))
 	if !ok {
-		return p.resultError(fmt.Errorf("returned %s, not a generator or array", typeOf(res)), args)
+		return p.resultError(fmt.Errorf("returned %s, not a generator or array", typeOf(res)), argRow())
 	}
 	for {
 		r, err := it.call(next, obj)
 		if err != nil {
-			return p.callError(err, it, args, "")
+			return p.callError(err, it, argRow(), "")
 		}
 		ro, ok := r.(*goja.Object)
 		if !ok {
-			return p.resultError(fmt.Errorf("iterator returned %s", typeOf(r)), args)
+			return p.resultError(fmt.Errorf("iterator returned %s", typeOf(r)), argRow())
 		}
 		if ro.Get("done").ToBoolean() {
 			return nil

@@ -3,6 +3,9 @@ package python
 import (
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/go-python/gpython/py"
 
 	"github.com/tablerun/tablerun/core/function"
@@ -137,12 +140,33 @@ func BenchmarkOverhead(b *testing.B) {
 			}
 		}
 	}
-	var r, e, bt float64
+	ib := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := 0; i < rows; i++ {
+		ib.Append(int64(i))
+	}
+	col := ib.NewArray()
+	defer col.Release()
+	af, _ := udf.ArrowImpl(def)
+	arrowArgs := []udf.ArrowArg{{Array: col}, {Value: int64(1)}}
+	arrowCall := func(n int) {
+		for i := 0; i < n; i += rows {
+			out := array.NewInt64Builder(memory.DefaultAllocator)
+			if err := af.CallArrow(ectx, arrowArgs, rows, false, out); err != nil {
+				b.Fatal(err)
+			}
+			out.NewArray().Release()
+			out.Release()
+		}
+	}
+	var r, e, bt, at float64
 	for i := 0; i < b.N; i++ {
 		r = minPerOp(40, 5000, raw)
 		e = minPerOp(40, 5000, eval)
 		bt = minPerOp(40, rows, batch)
+		at = minPerOp(40, rows, arrowCall)
 	}
+	b.ReportMetric(at, "arrow-ns/row")
+	b.ReportMetric((at/r-1)*100, "arrow-overhead-%")
 	b.ReportMetric(r, "raw-ns/call")
 	b.ReportMetric(e, "eval-ns/call")
 	b.ReportMetric((e/r-1)*100, "eval-overhead-%")

@@ -216,6 +216,8 @@ func plainToPy(v any) (py.Object, error) {
 			d[ks] = o
 		}
 		return d, nil
+	case map[string]any:
+		return plainToPy(sortedMap(x))
 	case opaque:
 		return x.obj, nil
 	}
@@ -306,4 +308,18 @@ func fastResult(o py.Object, k types.Kind) (any, bool) {
 		}
 	}
 	return nil, false
+}
+
+// sortedMap converts a Go map to a *udf.Map with sorted keys.
+func sortedMap(m map[string]any) *udf.Map {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := &udf.Map{Keys: make([]any, len(keys)), Values: make([]any, len(keys))}
+	for i, k := range keys {
+		out.Keys[i], out.Values[i] = k, m[k]
+	}
+	return out
 }

@@ -60,6 +60,8 @@ type interp struct {
 	sb    *sandbox
 	entry py.Object
 	watch *udf.Watch
+	// chunk holds the argument buffers of CallArrow, reused across chunks.
+	chunk chunkBufs
 }
 
 // Compile compiles a Python function declared by spec into a definition.
@@ -215,6 +217,23 @@ func (it *interp) call(fn py.Object, args py.Tuple) (res py.Object, err error) {
 	}()
 	it.watch.Begin()
 	res, err = py.Call(fn, args, nil)
+	if it.watch.End() && err == nil {
+		err = timeoutError(it.watch)
+	}
+	return res, err
+}
+
+// next steps an iterator under the watch, converting panics (py.Next
+// calls a generator's __next__ directly, where looking the method up as an
+// attribute goes through reflection).
+func (it *interp) next(iter py.Object) (res py.Object, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("internal error in the Python interpreter: %v", r)
+		}
+	}()
+	it.watch.Begin()
+	res, err = py.Next(iter)
 	if it.watch.End() && err == nil {
 		err = timeoutError(it.watch)
 	}
@@ -415,27 +434,28 @@ func (t *tableFunc) Rows(ctx *function.EvalContext, args []any, emit func(row []
 	if err != nil {
 		return p.callError(err, it, args, "")
 	}
+	return p.iterRows(it, ctx, res, func() []any { return args }, emit)
+}
+
+// iterRows runs the generator (or iterable) a table function call
+// returned and emits its rows; argRow gives the call's arguments for
+// error messages.
+func (p *program) iterRows(it *interp, ctx *function.EvalContext, res py.Object, argRow func() []any, emit func(row []any) error) error {
 	if res == py.None {
 		return nil
 	}
 	iter, err := py.Iter(res)
 	if err != nil {
-		return p.resultError(fmt.Errorf("returned %s, not a generator or iterable", res.Type().Name), args)
+		return p.resultError(fmt.Errorf("returned %s, not a generator or iterable", res.Type().Name), argRow())
 	}
-	next, _ := py.GetAttrString(iter, "__next__")
 	fields := p.spec.Returns.Fields
 	for {
-		var item py.Object
-		if next != nil {
-			item, err = it.call(next, nil)
-		} else {
-			item, err = py.Next(iter)
-		}
+		item, err := it.next(iter)
 		if err != nil {
 			if py.IsException(py.StopIteration, err) {
 				return nil
 			}
-			return p.callError(err, it, args, "")
+			return p.callError(err, it, argRow(), "")
 		}
 		var row []any
 		if len(fields) == 1 {
@@ -445,13 +465,13 @@ func (t *tableFunc) Rows(ctx *function.EvalContext, args []any, emit func(row []
 			}
 			c, err := udf.Coerce(ctx, lang, fromPy(v), fields[0].Type)
 			if err != nil {
-				return p.resultError(fmt.Errorf("column '%s': %w", fields[0].Name, err), args)
+				return p.resultError(fmt.Errorf("column '%s': %w", fields[0].Name, err), argRow())
 			}
 			row = []any{c}
 		} else {
 			c, err := udf.Coerce(ctx, lang, fromPy(item), p.spec.Returns.WithNullable(false))
 			if err != nil {
-				return p.resultError(err, args)
+				return p.resultError(err, argRow())
 			}
 			row = c.([]any)
 		}

@@ -28,6 +28,7 @@ type scriptNode struct {
 	name string
 	def  *function.Definition
 	bf   udf.BatchFunc
+	af   udf.ArrowFunc // nil: the []any path through bf
 	args []node
 	ct   function.CallTypes
 	at   arrow.DataType
@@ -50,7 +51,8 @@ func (c *compiler) scriptCall(x *logical.Call, def *function.Definition, args []
 	if err != nil {
 		return nil, true, err
 	}
-	return &scriptNode{name: x.Name, def: def, bf: bf, args: args, ct: logical.CallTypesOf(x), at: at, ctx: c.ctx}, true, nil
+	af, _ := udf.ArrowImpl(def)
+	return &scriptNode{name: x.Name, def: def, bf: bf, af: af, args: args, ct: logical.CallTypesOf(x), at: at, ctx: c.ctx}, true, nil
 }
 
 func (n *scriptNode) typ() types.Type { return n.ct.Result }
@@ -64,6 +66,9 @@ func (n *scriptNode) eval(rec arrow.RecordBatch, mem memory.Allocator) (out arro
 			out, err = nil, fmt.Errorf("internal: evaluating %s: %v", n.name, r)
 		}
 	}()
+	if n.af != nil {
+		return n.evalArrow(rec, mem)
+	}
 	rows := int(rec.NumRows())
 	cols := make([][]any, len(n.args))
 	for i, a := range n.args {
@@ -136,6 +141,39 @@ func (n *scriptNode) eval(rec arrow.RecordBatch, mem memory.Allocator) (out arro
 		if err := types.AppendValue(b, v, n.ct.Result); err != nil {
 			return nil, fmt.Errorf("%s: %w", n.name, err)
 		}
+	}
+	return b.NewArray(), nil
+}
+
+// evalArrow hands the argument arrays (literals as constants) to the
+// runtime, which converts them to script values per chunk and builds the
+// result array directly.
+func (n *scriptNode) evalArrow(rec arrow.RecordBatch, mem memory.Allocator) (arrow.Array, error) {
+	rows := int(rec.NumRows())
+	args := make([]udf.ArrowArg, len(n.args))
+	defer func() {
+		for _, a := range args {
+			if a.Array != nil {
+				a.Array.Release()
+			}
+		}
+	}()
+	for i, a := range n.args {
+		if l, isLit := a.(*litNode); isLit {
+			args[i].Value = l.v
+			continue
+		}
+		arr, err := a.eval(rec, scratch)
+		if err != nil {
+			return nil, err
+		}
+		args[i].Array = arr
+	}
+	b := array.NewBuilder(mem, n.at)
+	defer b.Release()
+	b.Reserve(rows)
+	if err := n.af.CallArrow(n.ctx, args, rows, n.def.NullOnNull, b); err != nil {
+		return nil, err
 	}
 	return b.NewArray(), nil
 }

@@ -25,6 +25,8 @@ import (
 //
 // Aggregates without exportable state (DISTINCT, SINGLE_VALUE) and the
 // global aggregate (no group keys) do not spill: they go past the budget.
+// Script aggregates spill their exported accumulators; one that cannot
+// (DISTINCT, no merge method) fails the query instead (script_agg.go).
 
 const (
 	// spillPartitions is the fan-out of one spill level.
@@ -99,7 +101,13 @@ func (h *HashAggregate) checkBudget() error {
 		st.PeakStateBytes = size
 	}
 	if h.table == nil || !h.spill.sp.enabled() || size <= h.spill.sp.cfg.Budget ||
-		h.spill.level >= maxSpillLevel || h.nGroups < minSpillGroups || !h.mergeable() {
+		h.spill.level >= maxSpillLevel || h.nGroups < minSpillGroups {
+		return nil
+	}
+	if err := h.scriptSpillError(); err != nil { // script_agg.go
+		return err
+	}
+	if !h.mergeable() {
 		return nil
 	}
 	return h.spillState()
@@ -180,9 +188,11 @@ func (h *HashAggregate) spillState() error {
 // resetState replaces the table and accumulators with empty ones.
 func (h *HashAggregate) resetState() error {
 	fresh := NewHashAggregate(h.groupKeys, h.calls, h.in, h.out)
+	fresh.scripts = h.scripts // script_agg.go
 	if err := fresh.Open(context.Background()); err != nil {
 		return err
 	}
+	h.closeScriptAccumulators()
 	h.table, h.accs, h.nGroups = fresh.table, fresh.accs, 0
 	return nil
 }
@@ -228,6 +238,7 @@ func (h *HashAggregate) emitSpilled(ctx context.Context, out vectorized.Collecto
 			return err
 		}
 	}
+	h.closeScriptAccumulators()
 	h.table, h.accs = nil, nil
 	for p, f := range h.spill.parts {
 		if f == nil {
@@ -237,6 +248,7 @@ func (h *HashAggregate) emitSpilled(ctx context.Context, out vectorized.Collecto
 			return err
 		}
 		inner := NewHashAggregate(h.groupKeys, h.calls, h.in, h.out)
+		inner.scripts = h.scripts // script_agg.go
 		if err := inner.Open(ctx); err != nil {
 			return err
 		}
@@ -256,6 +268,7 @@ func (h *HashAggregate) emitSpilled(ctx context.Context, out vectorized.Collecto
 				g.remove()
 			}
 		}
+		inner.closeScriptAccumulators()
 		if err != nil {
 			return err
 		}

@@ -53,9 +53,6 @@ func (h *HashAggregate) scriptAccumulator(c logical.AggCall, result arrow.DataTy
 	if !found {
 		return nil, true, fmt.Errorf("not supported yet: aggregate function '%s' without a script implementation", c.Name)
 	}
-	if c.Distinct {
-		return nil, true, fmt.Errorf("not supported yet: DISTINCT with the user-defined aggregate function '%s'", c.Name)
-	}
 	argTypes := make([]types.Type, len(c.Args))
 	for j, a := range c.Args {
 		if a < 0 || a >= len(h.in) {
@@ -71,7 +68,11 @@ func (h *HashAggregate) scriptAccumulator(c logical.AggCall, result arrow.DataTy
 	if err != nil {
 		return nil, true, err
 	}
-	return &scriptAccumulator{inst: inst, argTypes: argTypes, result: rt}, true, nil
+	sa := &scriptAccumulator{name: c.Name, inst: inst, argTypes: argTypes, result: rt, canMerge: af.CanMerge()}
+	if c.Distinct {
+		sa.distinct = &distinctSeen{}
+	}
+	return sa, true, nil
 }
 
 // closeScriptAccumulators returns the interpreters of script aggregates.
@@ -85,6 +86,10 @@ func (h *HashAggregate) closeScriptAccumulators() {
 
 // scriptAccumulator is an agg.Accumulator over a script aggregate.
 type scriptAccumulator struct {
+	// name is the function's registry key (for errors).
+	name string
+	// canMerge: the script defines merge (needed to spill).
+	canMerge bool
 	inst     udf.AggInstance
 	argTypes []types.Type
 	result   types.Type
@@ -92,6 +97,9 @@ type scriptAccumulator struct {
 	// row.
 	accs []udf.Acc
 	vals []any
+	// distinct, for a DISTINCT call, holds the argument rows each group
+	// has seen (script_agg_distinct.go).
+	distinct *distinctSeen
 }
 
 var _ agg.Accumulator = (*scriptAccumulator)(nil)
@@ -100,6 +108,9 @@ var _ agg.Accumulator = (*scriptAccumulator)(nil)
 func (s *scriptAccumulator) Resize(n int) {
 	if n > len(s.accs) {
 		s.accs = append(s.accs, make([]udf.Acc, n-len(s.accs))...)
+	}
+	if s.distinct != nil {
+		s.distinct.resize(n)
 	}
 }
 
@@ -131,12 +142,15 @@ func (s *scriptAccumulator) Update(groupIDs []uint32, args []arrow.Array, filter
 		if filter != nil && (filter.IsNull(i) || !filter.Value(i)) {
 			continue
 		}
+		for k, a := range args {
+			vals[k] = types.GetValue(a, i, s.argTypes[k])
+		}
+		if s.distinct != nil && !s.distinct.first(g, vals) {
+			continue
+		}
 		acc, err := s.group(g)
 		if err != nil {
 			return err
-		}
-		for k, a := range args {
-			vals[k] = types.GetValue(a, i, s.argTypes[k])
 		}
 		if err := s.inst.Accumulate(acc, vals); err != nil {
 			return err
@@ -166,7 +180,13 @@ func (s *scriptAccumulator) Evaluate(mem memory.Allocator) (arrow.Array, error) 
 
 // SizeBytes implements agg.Accumulator with a rough estimate (script
 // accumulators live in the interpreter).
-func (s *scriptAccumulator) SizeBytes() int64 { return int64(len(s.accs)) * 64 }
+func (s *scriptAccumulator) SizeBytes() int64 {
+	n := int64(len(s.accs)) * 64
+	if s.distinct != nil {
+		n += s.distinct.bytes + int64(len(s.distinct.seen))*8
+	}
+	return n
+}
 
 func (s *scriptAccumulator) close() {
 	if s.inst != nil {
@@ -174,6 +194,7 @@ func (s *scriptAccumulator) close() {
 		s.inst = nil
 	}
 	s.accs = nil
+	s.distinct = nil
 }
 
 // NewScriptStepper returns the streaming (changelog) form of a call of a
@@ -195,9 +216,6 @@ func NewScriptStepper(reg *function.Registry, ectx *function.EvalContext, c logi
 	if !found {
 		return nil, true, fmt.Errorf("not supported yet: aggregate function '%s' without a script implementation", c.Name)
 	}
-	if c.Distinct {
-		return nil, true, fmt.Errorf("not supported yet: DISTINCT with the user-defined aggregate function '%s'", c.Name)
-	}
 	if retract && !af.CanRetract() {
 		return nil, true, fmt.Errorf("not supported yet: the aggregate function '%s' over an updating input: its script defines no retract method", c.Name)
 	}
@@ -208,7 +226,11 @@ func NewScriptStepper(reg *function.Registry, ectx *function.EvalContext, c logi
 	if err != nil {
 		return nil, true, err
 	}
-	return &scriptStepper{acc: scriptAccumulator{inst: inst, argTypes: argTypes, result: c.T}}, true, nil
+	st := &scriptStepper{acc: scriptAccumulator{name: c.Name, inst: inst, argTypes: argTypes, result: c.T}}
+	if c.Distinct {
+		st.counts = &distinctCounts{}
+	}
+	return st, true, nil
 }
 
 // scriptStepper is an agg.Stepper over a script aggregate. It caches every
@@ -220,6 +242,9 @@ type scriptStepper struct {
 	has     []bool
 	empty   any
 	emptyOK bool
+	// counts, for a DISTINCT call, counts the copies of each argument row
+	// per group (script_agg_distinct.go).
+	counts *distinctCounts
 }
 
 var _ agg.Stepper = (*scriptStepper)(nil)
@@ -227,6 +252,9 @@ var _ agg.Stepper = (*scriptStepper)(nil)
 // Resize implements agg.Stepper.
 func (s *scriptStepper) Resize(n int) {
 	s.acc.Resize(n)
+	if s.counts != nil {
+		s.counts.resize(n)
+	}
 	if n > len(s.cur) {
 		s.cur = append(s.cur, make([]any, n-len(s.cur))...)
 		s.has = append(s.has, make([]bool, n-len(s.has))...)
@@ -277,6 +305,20 @@ func (s *scriptStepper) Step(mem memory.Allocator, ids []uint32, ops []agg.Op, a
 			for k, a := range args {
 				vals[k] = types.GetValue(a, i, s.acc.argTypes[k])
 			}
+			if s.counts != nil {
+				var passes bool
+				if ops[i] == agg.OpRetract {
+					passes = s.counts.remove(g, vals)
+				} else {
+					passes = s.counts.add(g, vals)
+				}
+				if !passes {
+					// another copy of the values stays in the group (or
+					// none was there): the aggregate does not change
+					out[2*i], out[2*i+1] = before, before
+					continue
+				}
+			}
 			if ops[i] == agg.OpRetract {
 				err = s.acc.inst.Retract(acc, vals)
 			} else {
@@ -303,11 +345,70 @@ func (s *scriptStepper) Clear(g uint32) {
 	if int(g) < len(s.cur) {
 		s.acc.accs[g] = nil
 		s.cur[g], s.has[g] = nil, false
+		if s.counts != nil {
+			s.counts.clear(g)
+		}
 	}
 }
 
 // SizeBytes implements agg.Stepper.
-func (s *scriptStepper) SizeBytes() int64 { return s.acc.SizeBytes() + int64(len(s.cur))*16 }
+func (s *scriptStepper) SizeBytes() int64 {
+	n := s.acc.SizeBytes() + int64(len(s.cur))*16
+	if s.counts != nil {
+		n += s.counts.bytes + int64(len(s.counts.counts))*8
+	}
+	return n
+}
 
 // Close returns the interpreter.
 func (s *scriptStepper) Close() { s.acc.close() }
+
+// Spilling (batch HashAggregate over tablerun.exec.spill.memory-budget):
+// a script accumulator is an agg.Merger whose state is the exported
+// accumulator (see state_script.go); a group met again after a spill is
+// merged through the script's merge method. A DISTINCT call, or a script
+// without merge, cannot spill: scriptSpillError names it.
+
+var _ agg.Merger = (*scriptAccumulator)(nil)
+
+// StateTypes implements agg.Merger.
+func (s *scriptAccumulator) StateTypes() []arrow.DataType { return scriptMerger{s}.StateTypes() }
+
+// State implements agg.Merger.
+func (s *scriptAccumulator) State(mem memory.Allocator) ([]arrow.Array, error) {
+	st, err := scriptMerger{s}.State(mem)
+	if err != nil && s.distinct == nil {
+		return nil, fmt.Errorf("not supported yet: spilling the aggregate function '%s': %w", s.name, err)
+	}
+	return st, err
+}
+
+// Merge implements agg.Merger.
+func (s *scriptAccumulator) Merge(groups []uint32, state []arrow.Array) error {
+	return scriptMerger{s}.Merge(groups, state)
+}
+
+// spillError reports why the accumulator cannot spill (nil if it can).
+func (s *scriptAccumulator) spillError() error {
+	switch {
+	case s.distinct != nil:
+		return fmt.Errorf("not supported yet: spilling the DISTINCT call of the aggregate function '%s': its state exceeds 'tablerun.exec.spill.memory-budget'", s.name)
+	case !s.canMerge:
+		return fmt.Errorf("not supported yet: spilling the aggregate function '%s', whose script defines no merge method: its state exceeds 'tablerun.exec.spill.memory-budget'", s.name)
+	}
+	return nil
+}
+
+// scriptSpillError returns the error of the first script aggregate that
+// cannot spill, for a HashAggregate whose state exceeds its budget (nil
+// when every aggregate can spill).
+func (h *HashAggregate) scriptSpillError() error {
+	for _, a := range h.accs {
+		if s, ok := a.acc.(*scriptAccumulator); ok {
+			if err := s.spillError(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

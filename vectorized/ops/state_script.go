@@ -77,6 +77,17 @@ func appendScriptValue(buf []byte, v any) ([]byte, error) {
 			}
 		}
 		return buf, nil
+	case *udf.Map:
+		// a script mapping (Python dict, JavaScript object) with string keys
+		m := make(map[string]any, len(x.Keys))
+		for i, k := range x.Keys {
+			ks, ok := k.(string)
+			if !ok {
+				return nil, fmt.Errorf("an exported accumulator holds a mapping with a %T key", k)
+			}
+			m[ks] = x.Values[i]
+		}
+		return appendScriptValue(buf, m)
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
@@ -98,6 +109,11 @@ func appendScriptValue(buf []byte, v any) ([]byte, error) {
 }
 
 var errBadScriptState = errors.New("corrupt script aggregate state")
+
+// errDistinctMerge refuses to move or merge the accumulators of a DISTINCT
+// script aggregate (window state, session window merges): the values seen
+// per group would have to move with them.
+var errDistinctMerge = errors.New("not supported yet: moving the state of a DISTINCT script aggregate function (window checkpoints and merges)")
 
 // readScriptValue decodes one value from b and returns the rest.
 func readScriptValue(b []byte) (any, []byte, error) {
@@ -219,8 +235,12 @@ func checkScriptState(groups []uint32, state []arrow.Array) error {
 	return nil
 }
 
-// StepStateTypes implements agg.StepStater: the exported accumulator.
+// StepStateTypes implements agg.StepStater: the exported accumulator, and
+// for a DISTINCT call the counts of the group's argument rows.
 func (s *scriptStepper) StepStateTypes() []arrow.DataType {
+	if s.counts != nil {
+		return []arrow.DataType{arrow.BinaryTypes.Binary, arrow.BinaryTypes.Binary}
+	}
 	return []arrow.DataType{arrow.BinaryTypes.Binary}
 }
 
@@ -230,12 +250,26 @@ func (s *scriptStepper) StepState(mem memory.Allocator, groups []uint32) ([]arro
 	if err != nil {
 		return nil, err
 	}
+	if s.counts != nil {
+		return []arrow.Array{a, s.counts.export(mem, groups)}, nil
+	}
 	return []arrow.Array{a}, nil
 }
 
 // SetStepState implements agg.StepStater: the accumulators are imported
 // and each group's current result is read back.
 func (s *scriptStepper) SetStepState(groups []uint32, state []arrow.Array) error {
+	if s.counts != nil {
+		if len(state) != 2 || state[1].DataType().ID() != arrow.BINARY || state[1].Len() < len(groups) {
+			return fmt.Errorf("internal: DISTINCT script aggregate state of %d columns", len(state))
+		}
+		for i, g := range groups {
+			if err := s.counts.restore(g, state[1], i); err != nil {
+				return fmt.Errorf("restoring a script aggregate: %w", err)
+			}
+		}
+		state = state[:1]
+	}
 	if err := checkScriptState(groups, state); err != nil {
 		return err
 	}
@@ -272,6 +306,9 @@ func (m scriptMerger) StateTypes() []arrow.DataType {
 
 // State implements agg.Merger.
 func (m scriptMerger) State(mem memory.Allocator) ([]arrow.Array, error) {
+	if m.distinct != nil {
+		return nil, fmt.Errorf("%w: %s", errDistinctMerge, m.name)
+	}
 	groups := make([]uint32, len(m.accs))
 	for i := range groups {
 		groups[i] = uint32(i)
@@ -285,6 +322,9 @@ func (m scriptMerger) State(mem memory.Allocator) ([]arrow.Array, error) {
 
 // Merge implements agg.Merger.
 func (m scriptMerger) Merge(groups []uint32, state []arrow.Array) error {
+	if m.distinct != nil {
+		return fmt.Errorf("%w: %s", errDistinctMerge, m.name)
+	}
 	if err := checkScriptState(groups, state); err != nil {
 		return err
 	}
