@@ -24,6 +24,11 @@ type Correlate struct {
 	// Out is Left's schema followed by the function's columns (nullable
 	// for a left correlate).
 	Out types.Schema
+	// Cond is the ON condition of a LEFT JOIN LATERAL other than TRUE,
+	// over Out: a function row joins only where it holds, and a left row
+	// none of whose function rows passes is padded with NULLs. nil for
+	// ON TRUE (an inner correlate's condition is a Filter above it).
+	Cond Expr
 }
 
 // TableFunctionScan is the invocation of a table function inside a

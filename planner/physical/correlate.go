@@ -25,6 +25,8 @@ type Correlate struct {
 	Kind logical.JoinKind
 	// Out is the input's schema followed by the function's columns.
 	Out types.Schema
+	// Cond is a left correlate's ON condition over Out (nil: ON TRUE).
+	Cond logical.Expr
 }
 
 // Schema implements Node.
@@ -69,8 +71,12 @@ func (n *Correlate) describe(execution bool) string {
 	if n.Kind == logical.LeftJoin {
 		kind = "LEFT"
 	}
-	return "invocation=[" + inv + "], correlate=[table(" + inv + ")], select=[" + strings.Join(n.Out.Names(), ",") +
+	s := "invocation=[" + inv + "], correlate=[table(" + inv + ")], select=[" + strings.Join(n.Out.Names(), ",") +
 		"], rowType=[" + recordType(n.Out) + "], joinType=[" + kind + "]"
+	if n.Cond != nil {
+		s += ", condition=[" + exprStr(n.Cond, n.Out.Names()) + "]"
+	}
+	return s
 }
 
 // correlate translates a logical Correlate.
@@ -79,7 +85,7 @@ func (t *translator) correlate(x *logical.Correlate) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Correlate{Input: in, Call: x.Right.Call, Display: x.Right.Display, Kind: x.Kind, Out: x.Out}, nil
+	return &Correlate{Input: in, Call: x.Right.Call, Display: x.Right.Display, Kind: x.Kind, Out: x.Out, Cond: x.Cond}, nil
 }
 
 var _ Node = (*Correlate)(nil)

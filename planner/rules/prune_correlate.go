@@ -15,7 +15,7 @@ func pruneCorrelate(x *logical.Correlate, need []bool) (logical.Node, []int, boo
 		return x, identityMap(width), false
 	}
 	leftNeed := append([]bool(nil), need[:nl]...)
-	addRefs(leftNeed, x.Right.Call)
+	addRefs(leftNeed, x.Right.Call, x.Cond)
 	atLeastOne(leftNeed)
 	child, cmap, changed := pruneExact(x.Left, leftNeed) // a Calc drops what the scan cannot
 	if !changed {
@@ -47,5 +47,9 @@ func pruneCorrelate(x *logical.Correlate, need []bool) (logical.Node, []int, boo
 		mapping[j] = len(cs) + j - nl
 	}
 	out := append(left, x.Out[nl:]...)
-	return &logical.Correlate{Left: child, Right: &scan, Kind: x.Kind, Out: out}, mapping, true
+	var cond logical.Expr
+	if x.Cond != nil {
+		cond = remap(x.Cond, mapping)
+	}
+	return &logical.Correlate{Left: child, Right: &scan, Kind: x.Kind, Out: out, Cond: cond}, mapping, true
 }

@@ -161,9 +161,10 @@ func (v *Validator) planLateral(j *ast.Join, left logical.Node, ls *scope, x *as
 		}
 		if !isTrueLiteral(cond) {
 			if kind == logical.LeftJoin {
-				return nil, nil, true, unsupported("LEFT JOIN LATERAL TABLE with a condition other than ON TRUE")
+				n.(*logical.Correlate).Cond = cond
+			} else {
+				n = &logical.Filter{Input: n, Cond: cond}
 			}
-			n = &logical.Filter{Input: n, Cond: cond}
 		}
 	} else if j.Kind != ast.CrossJoin {
 		return nil, nil, true, posErr(j.Pos, "INNER, LEFT, RIGHT or FULL join requires a condition (NATURAL keyword or ON or USING clause)")

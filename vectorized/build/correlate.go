@@ -42,7 +42,15 @@ func (b *builder) correlate(n *physical.Correlate, ch []runner, out *arrow.Schem
 	for _, f := range n.Out[len(in):] {
 		fnTypes = append(fnTypes, f.Type)
 	}
-	op := ops.NewCorrelate(ops.CorrelateSpec{Args: args, ArgTypes: argTypes, Func: tf, FuncTypes: fnTypes,
-		Left: n.Kind == logical.LeftJoin, Eval: b.env.Eval, Out: out})
+	spec := ops.CorrelateSpec{Args: args, ArgTypes: argTypes, Func: tf, FuncTypes: fnTypes,
+		Left: n.Kind == logical.LeftJoin, Eval: b.env.Eval, Out: out}
+	if n.Cond != nil {
+		cond, err := b.compile(n.Cond, n.Out)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		spec.Cond = cond
+	}
+	op := ops.NewCorrelate(spec)
 	return &unaryRunner{name: name, op: op, child: ch[0]}, nil
 }
