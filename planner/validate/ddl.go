@@ -205,13 +205,35 @@ func (v *Validator) Insert(s *ast.Insert) (*logical.Sink, error) {
 	if !ok {
 		return nil, fmt.Errorf("The view %s cannot be used as a sink.", id.String())
 	}
-	if len(s.PartitionSpec) > 0 {
-		return nil, unsupported("INSERT … PARTITION")
-	}
 	rt := &catalog.ResolvedTable{ID: id, Table: tbl, Temporary: temp}
 	q, err := v.Query(s.Query)
 	if err != nil {
 		return nil, err
+	}
+	// INSERT … PARTITION (k = 'v', …): the static partition columns are
+	// constants; the query supplies the other columns.
+	static := map[int]logical.Expr{}
+	for _, pv := range s.PartitionSpec {
+		i := rt.PhysicalSchema().Index(pv.Column)
+		isKey := false
+		for _, k := range tbl.PartitionKeys {
+			isKey = isKey || k == pv.Column
+		}
+		if i < 0 || !isKey {
+			return nil, posErr(pv.Pos, "%s is not a partition column of table %s", pv.Column, id.Summary())
+		}
+		if _, dup := static[i]; dup {
+			return nil, posErr(pv.Pos, "Partition column '%s' is assigned more than once", pv.Column)
+		}
+		b := &binder{v: v, sc: newScope(nil), env: &env{}, clause: "PARTITION"}
+		val, err := b.expr(pv.Value)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := val.(*logical.Literal); !ok {
+			return nil, posErr(pv.Pos, "The value of partition column '%s' must be a literal", pv.Column)
+		}
+		static[i] = val
 	}
 	sink := rt.PhysicalSchema()
 	qs := q.Schema()
@@ -232,7 +254,9 @@ func (v *Validator) Insert(s *ast.Insert) (*logical.Sink, error) {
 		}
 	} else {
 		for i := range sink {
-			targets = append(targets, i)
+			if _, ok := static[i]; !ok {
+				targets = append(targets, i)
+			}
 		}
 	}
 	if vals, ok := q.(*logical.Values); ok && len(qs) == len(targets) {
@@ -284,6 +308,15 @@ func (v *Validator) Insert(s *ast.Insert) (*logical.Sink, error) {
 			}
 		}
 		exprs[ti] = x
+	}
+	for i, val := range static {
+		if exprs[i] != nil {
+			return nil, posErr(s.Pos, "Target column '%s' is assigned more than once", sink[i].Name)
+		}
+		if !val.Type().EqualIgnoringNull(sink[i].Type) {
+			val = coerce(val, sink[i].Type)
+		}
+		exprs[i] = val
 	}
 	for i := range exprs {
 		if exprs[i] == nil {
