@@ -24,7 +24,7 @@ var legacyKeys = map[string]string{
 	"connector.property-version": "",
 	"format.type":                "format",
 	"format.property-version":    "",
-	"format.field-delimiter":      "csv.field-delimiter",
+	"format.field-delimiter":     "csv.field-delimiter",
 	"format.quote-character":     "csv.quote-character",
 	"format.allow-comments":      "csv.allow-comments",
 	"format.ignore-parse-errors": "csv.ignore-parse-errors",
