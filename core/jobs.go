@@ -286,6 +286,7 @@ func (e *TableEnvironment) checkpointSettings(j *job) (*build.CheckpointSettings
 		Config: checkpoint.Config{
 			Dir: dir, JobID: j.info.ID, Interval: ck.Interval, NumRetained: ck.NumRetained,
 			TolerableFailures: ck.TolerableFailures, Timeout: ck.Timeout, Logf: logf,
+			Incremental: ck.Incremental,
 		},
 		Started: func(c *checkpoint.Coordinator) {
 			j.mu.Lock()

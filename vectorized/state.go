@@ -91,3 +91,57 @@ type CheckpointedSource interface {
 	SnapshotPosition(w StateWriter) error
 	RestorePosition(r StateReader) error
 }
+
+// Incremental checkpoints (execution.checkpointing.incremental).
+//
+// An operator whose state is large and mostly unchanged between two
+// checkpoints may write a delta instead of its whole state: only the keys
+// changed since its previous snapshot, plus tombstones for the keys removed
+// since. A delta builds on the operator instance's snapshot in an earlier
+// checkpoint (its base), which must have completed; the checkpoint's
+// metadata then references the base's files (Flink's shared state), and a
+// restore presents the chain to the operator (LayeredStateReader).
+
+// IncrementalStateWriter is implemented by the StateWriter of a checkpoint
+// that may hold deltas. An operator that does not know it writes a full
+// snapshot, as always.
+type IncrementalStateWriter interface {
+	StateWriter
+	// CheckpointID returns the id of the checkpoint being written.
+	CheckpointID() int64
+	// Incremental reports whether this snapshot may be a delta: false for
+	// savepoints (always self-contained) and when incremental checkpoints
+	// are off.
+	Incremental() bool
+	// DeltaOf declares this snapshot a delta on top of the same operator
+	// instance's snapshot in checkpoint base. Call it before the first
+	// Write. It fails when base is not the instance's latest completed
+	// checkpoint; the operator then writes a full snapshot.
+	DeltaOf(base int64) error
+}
+
+// LayeredStateReader is implemented by a StateReader whose state may
+// include deltas. Layers returns the layers to apply in order: the first
+// reads the full snapshots, each later one the next deltas (of every
+// writing instance whose chain is that long). A reader without deltas has
+// one layer. Within one layer a key is written by at most one instance,
+// and a delta's keys either have new state or a tombstone, never both;
+// a key in a later layer replaces the same key of an earlier one.
+type LayeredStateReader interface {
+	StateReader
+	Layers() []StateReader
+}
+
+// CheckpointListener is implemented by operators that want to learn the
+// fate of their snapshots (incremental checkpoints build only on completed
+// ones). The methods are called on the checkpoint coordinator's goroutine,
+// not the operator's: an implementation records the id (atomically) and
+// acts on it on its own goroutine, at its next snapshot.
+type CheckpointListener interface {
+	// NotifyCheckpointComplete reports that checkpoint (or savepoint) id
+	// completed: its metadata is durable.
+	NotifyCheckpointComplete(id int64)
+	// NotifyCheckpointAborted reports that checkpoint (or savepoint) id
+	// failed, timed out or was aborted.
+	NotifyCheckpointAborted(id int64)
+}

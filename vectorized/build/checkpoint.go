@@ -51,7 +51,9 @@ type ckState struct {
 	tasks   []checkpoint.TaskID
 	sources []*injector
 	commits []func(id int64)
-	coord   *checkpoint.Coordinator
+	// listeners learn which checkpoints completed (incremental snapshots)
+	listeners []vectorized.CheckpointListener
+	coord     *checkpoint.Coordinator
 }
 
 // assignIDs numbers the nodes of plan in preorder: a node's id is stable
@@ -131,9 +133,12 @@ func (b *builder) attachCheckpoint(n physical.Node, r runner) error {
 			}
 			return nil
 		}
-		if _, ok := stateOf(r.op); ok {
+		if s, ok := stateOf(r.op); ok {
 			r.ck = &runnerCk{ck: c, task: t, sub: sub, par: par}
 			c.tasks = append(c.tasks, t)
+			if l, ok := s.(vectorized.CheckpointListener); ok {
+				c.listeners = append(c.listeners, l)
+			}
 			return nil
 		}
 		if !statelessNode(n) {
@@ -144,6 +149,9 @@ func (b *builder) attachCheckpoint(n physical.Node, r runner) error {
 		if _, ok := r.op.(vectorized.Stateful); ok {
 			r.ck = &runnerCk{ck: c, task: t, sub: sub, par: par}
 			c.tasks = append(c.tasks, t)
+			if l, ok := r.op.(vectorized.CheckpointListener); ok {
+				c.listeners = append(c.listeners, l)
+			}
 			return nil
 		}
 		if !statelessNode(n) {
@@ -352,6 +360,10 @@ func (b *builder) startCheckpoints(ctx context.Context) (stop func(), failed <-c
 	}
 	for _, fn := range c.commits {
 		coord.OnComplete(fn)
+	}
+	for _, l := range c.listeners {
+		coord.OnComplete(l.NotifyCheckpointComplete)
+		coord.OnAbort(l.NotifyCheckpointAborted)
 	}
 	c.coord = coord
 	if c.set.Started != nil {

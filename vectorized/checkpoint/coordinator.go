@@ -14,6 +14,20 @@
 // and its directory fsynced; a directory without a valid `_metadata`, or
 // whose state files do not match it, is skipped on restore.
 //
+// Incremental checkpoints (Config.Incremental, Flink's
+// execution.checkpointing.incremental): a task's snapshot may be a delta
+// on top of its file in the job's latest completed checkpoint
+// (vectorized.IncrementalStateWriter.DeltaOf). The _metadata entry of a
+// delta lists, besides its own file, the earlier files of its chain (the
+// full snapshot first, then the older deltas) as "chk-<n>/<file>" with
+// size and CRC32C (Flink's shared state). Retention never deletes a file
+// a retained checkpoint references: a discarded checkpoint loses its
+// _metadata and its other files, and keeps the referenced ones (with a
+// `_discarded` marker) until no retained checkpoint needs them. Open
+// verifies every file of every chain; a bad file anywhere makes the
+// checkpoint invalid, and the readers present a chain as layers
+// (vectorized.LayeredStateReader). Savepoints are always self-contained.
+//
 // A Coordinator triggers checkpoints periodically (one at a time, as
 // Flink's max-concurrent-checkpoints = 1), collects the tasks'
 // snapshots, completes checkpoints, keeps the newest num-retained ones and
@@ -73,6 +87,12 @@ type Config struct {
 	// Logf receives messages (failed checkpoints, skipped corrupt
 	// checkpoints); nil discards them.
 	Logf func(format string, args ...any)
+	// Incremental is execution.checkpointing.incremental: a task may
+	// write a delta on top of its file in its latest completed checkpoint
+	// (vectorized.IncrementalStateWriter); the checkpoint's _metadata then
+	// references the earlier files of the chain, and retention keeps
+	// every file a retained checkpoint references.
+	Incremental bool
 }
 
 // NewJobID returns a random 32-digit hex job id, as Flink's JobID.
@@ -115,6 +135,14 @@ type Stats struct {
 	LastSavepoint bool
 }
 
+// taskChain is the chain of state files a task's snapshot in checkpoint id
+// consists of: its full snapshot first, then deltas, the last being the
+// file of checkpoint id.
+type taskChain struct {
+	id    int64
+	files []fileRef
+}
+
 // pendingCheckpoint is the checkpoint in progress.
 type pendingCheckpoint struct {
 	id         int64
@@ -145,6 +173,8 @@ type Coordinator struct {
 	consecFail int
 	stats      Stats
 	listeners  []func(id int64)
+	aborts     []func(id int64)
+	latest     map[TaskID]taskChain // each task's file chain in the latest completed checkpoint
 	meta       map[string]string
 	failedSent bool
 	started    bool
@@ -203,6 +233,7 @@ func NewCoordinator(cfg Config, tasks []TaskID, trigger func(id int64)) (*Coordi
 		failed:      make(chan error, 1),
 		stopCh:      make(chan struct{}),
 		triggerCh:   make(chan int64, 4),
+		latest:      map[TaskID]taskChain{},
 	}
 	for _, t := range tasks {
 		if t.Operator == "" || strings.ContainsAny(t.Operator, `/\`) || strings.HasPrefix(t.Operator, ".") || strings.HasPrefix(t.Operator, "_") {
@@ -263,6 +294,15 @@ func (c *Coordinator) SetMeta(m map[string]string) {
 func (c *Coordinator) OnComplete(fn func(id int64)) {
 	c.mu.Lock()
 	c.listeners = append(c.listeners, fn)
+	c.mu.Unlock()
+}
+
+// OnAbort registers a listener called when a checkpoint or savepoint
+// fails, times out or is aborted, with its id. Listeners run on a
+// coordinator goroutine and must not block.
+func (c *Coordinator) OnAbort(fn func(id int64)) {
+	c.mu.Lock()
+	c.aborts = append(c.aborts, fn)
 	c.mu.Unlock()
 }
 
@@ -440,10 +480,14 @@ func (c *Coordinator) fail(p *pendingCheckpoint, err error, count, completing bo
 	c.stats.InProgress = 0
 	c.stats.Failed++
 	idle := p.writing == 0
+	aborts := append([]func(int64){}, c.aborts...)
 	c.mu.Unlock()
 	if idle {
 		// Otherwise the last Snapshot still writing discards it.
 		_ = os.RemoveAll(p.dir)
+	}
+	for _, fn := range aborts {
+		fn(p.id)
 	}
 	if count && !p.savepoint {
 		c.countFailure(p.id, err)
@@ -497,6 +541,11 @@ func (c *Coordinator) Snapshot(id int64, task TaskID, write func(w vectorized.St
 	// compressed copy); writing and fsyncing the file happen in the
 	// background, so the task goes on with its input at once.
 	fw := newFileWriter()
+	fw.id = id
+	if c.cfg.Incremental && !p.savepoint {
+		fw.incremental = true
+		fw.deltaOf = func(base int64) ([]fileRef, error) { return c.baseChain(task, base) }
+	}
 	if err := write(fw); err != nil {
 		c.endWrite(p, id, task, taskMeta{}, err)
 		return fmt.Errorf("checkpoint %d: task %s: %w", id, task, err)
@@ -510,6 +559,18 @@ func (c *Coordinator) Snapshot(id int64, task TaskID, write func(w vectorized.St
 		c.endWrite(p, id, task, tm, err)
 	}()
 	return nil
+}
+
+// baseChain returns the files a delta of task on top of checkpoint base
+// references: base must be the latest completed checkpoint.
+func (c *Coordinator) baseChain(task TaskID, base int64) ([]fileRef, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch, ok := c.latest[task]
+	if !ok || ch.id != base {
+		return nil, fmt.Errorf("task %s: checkpoint %d is not its latest completed checkpoint", task, base)
+	}
+	return append([]fileRef(nil), ch.files...), nil
 }
 
 // endWrite records the end of a task's state file: it acknowledges the
@@ -546,7 +607,7 @@ func (c *Coordinator) endWrite(p *pendingCheckpoint, id int64, task TaskID, tm t
 func writeEncoded(dir string, task TaskID, fw *fileWriter) (taskMeta, error) {
 	name := stateFileName(task)
 	path := filepath.Join(dir, name)
-	tm := taskMeta{Operator: task.Operator, Subtask: task.Subtask, File: name}
+	tm := taskMeta{Operator: task.Operator, Subtask: task.Subtask, File: name, Delta: fw.base != nil, Base: fw.base}
 	err := writeFileDurably(path, func(w io.Writer) error {
 		n, crc, err := fw.writeTo(w)
 		tm.Size, tm.CRC32C = n, crc
@@ -612,6 +673,11 @@ func (c *Coordinator) finalize(p *pendingCheckpoint) {
 	c.stats.LastSavepoint = p.savepoint
 	if !p.savepoint {
 		c.consecFail = 0
+		chk := filepath.Base(p.dir)
+		for _, tm := range md.Tasks {
+			files := append(append([]fileRef(nil), tm.Base...), fileRef{Checkpoint: p.id, File: chk + "/" + tm.File, Size: tm.Size, CRC32C: tm.CRC32C})
+			c.latest[TaskID{Operator: tm.Operator, Subtask: tm.Subtask}] = taskChain{id: p.id, files: files}
+		}
 	}
 	listeners := append([]func(int64){}, c.listeners...)
 	c.mu.Unlock()
@@ -631,7 +697,10 @@ func (c *Coordinator) finalize(p *pendingCheckpoint) {
 }
 
 // retain deletes the completed checkpoints of this job older than the
-// newest NumRetained, and incomplete ones older than latest.
+// newest NumRetained, and incomplete ones older than latest, except the
+// state files a retained checkpoint still references (the base of its
+// deltas): a discarded checkpoint loses its _metadata and the files no
+// retained checkpoint needs; its directory goes once it is empty.
 func (c *Coordinator) retain(latest int64) {
 	jobDir := filepath.Join(c.cfg.Dir, c.cfg.JobID)
 	entries, err := os.ReadDir(jobDir)
@@ -639,7 +708,7 @@ func (c *Coordinator) retain(latest int64) {
 		c.logf("Failed to list checkpoints in %s: %v", jobDir, err)
 		return
 	}
-	var complete []int64
+	var complete, incomplete []int64
 	for _, e := range entries {
 		id, ok := checkpointDirID(e.Name())
 		if !ok || !e.IsDir() || id > latest {
@@ -649,21 +718,68 @@ func (c *Coordinator) retain(latest int64) {
 		if _, err := os.Stat(filepath.Join(dir, MetadataFile)); err == nil {
 			complete = append(complete, id)
 		} else if id < latest {
-			if err := os.RemoveAll(dir); err != nil {
-				c.logf("Failed to discard checkpoint %s: %v", dir, err)
-			}
+			incomplete = append(incomplete, id)
 		}
 	}
 	sort.Slice(complete, func(i, j int) bool { return complete[i] > complete[j] })
+	discard := incomplete
+	keep := map[string]bool{} // state files of retained checkpoints, relative to jobDir
 	for i, id := range complete {
-		if i < c.cfg.NumRetained {
+		chk := "chk-" + strconv.FormatInt(id, 10)
+		if i >= c.cfg.NumRetained {
+			discard = append(discard, id)
 			continue
 		}
-		dir := filepath.Join(jobDir, "chk-"+strconv.FormatInt(id, 10))
+		md, err := readMetadata(filepath.Join(jobDir, chk))
+		if err != nil {
+			c.logf("Not discarding old checkpoints of job %s: reading retained checkpoint %s: %v", c.cfg.JobID, chk, err)
+			return
+		}
+		for _, t := range md.Tasks {
+			keep[chk+"/"+t.File] = true
+			for _, ref := range t.Base {
+				keep[ref.File] = true
+			}
+		}
+	}
+	for _, id := range discard {
+		chk := "chk-" + strconv.FormatInt(id, 10)
+		dir := filepath.Join(jobDir, chk)
 		// _metadata goes first: a crash halfway leaves an incomplete
 		// checkpoint, not one with missing state files.
-		_ = os.Remove(filepath.Join(dir, MetadataFile))
-		if err := os.RemoveAll(dir); err != nil {
+		if err := os.Remove(filepath.Join(dir, MetadataFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			c.logf("Failed to discard checkpoint %s: %v", dir, err)
+			continue
+		}
+		files, err := os.ReadDir(dir)
+		if err != nil {
+			c.logf("Failed to discard checkpoint %s: %v", dir, err)
+			continue
+		}
+		kept := false
+		for _, f := range files {
+			if keep[chk+"/"+f.Name()] {
+				kept = true
+				continue
+			}
+			if f.Name() == discardedMarker {
+				continue
+			}
+			if err := os.RemoveAll(filepath.Join(dir, f.Name())); err != nil {
+				c.logf("Failed to discard checkpoint %s: %v", dir, err)
+			}
+		}
+		marker := filepath.Join(dir, discardedMarker)
+		if kept {
+			// Open skips the directory silently: it is no checkpoint
+			// any more, only the keeper of shared state files.
+			if f, err := os.OpenFile(marker, os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+				_ = f.Close()
+			}
+			continue
+		}
+		_ = os.Remove(marker)
+		if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
 			c.logf("Failed to discard checkpoint %s: %v", dir, err)
 		}
 	}

@@ -18,6 +18,10 @@ const MetadataFile = "_metadata"
 
 const metadataVersion = 1
 
+// discardedMarker marks a discarded checkpoint directory that keeps state
+// files a retained incremental checkpoint still references.
+const discardedMarker = "_discarded"
+
 // metadata is the JSON content of _metadata.
 type metadata struct {
 	Version      int               `json:"version"`
@@ -37,6 +41,31 @@ type taskMeta struct {
 	File     string `json:"file"`
 	Size     int64  `json:"size"`
 	CRC32C   uint32 `json:"crc32c"`
+	// Delta marks an incremental snapshot: File holds the changes since
+	// the last file of Base, which lists the earlier files of the chain
+	// (the full snapshot first, then the deltas oldest first).
+	Delta bool      `json:"delta,omitempty"`
+	Base  []fileRef `json:"base,omitempty"`
+}
+
+// fileRef references a state file of an earlier checkpoint of the same
+// job (Flink's shared state): File is "chk-<n>/<state file>", relative to
+// the job directory.
+type fileRef struct {
+	Checkpoint int64  `json:"checkpointId"`
+	File       string `json:"file"`
+	Size       int64  `json:"size"`
+	CRC32C     uint32 `json:"crc32c"`
+}
+
+// validRef checks the form of a fileRef's path: "chk-<n>/<plain name>".
+func validRef(ref fileRef) bool {
+	dir, name, ok := strings.Cut(ref.File, "/")
+	if !ok || name == "" || name != filepath.Base(name) || strings.HasPrefix(name, ".") || name == MetadataFile {
+		return false
+	}
+	id, ok := checkpointDirID(dir)
+	return ok && id == ref.Checkpoint
 }
 
 // stateFileName is the name of a task's state file ("3-GroupAggregate-0.state").
@@ -86,6 +115,14 @@ func readMetadata(dir string) (*metadata, error) {
 	for _, t := range md.Tasks {
 		if t.File == "" || t.File != filepath.Base(t.File) || strings.HasPrefix(t.File, ".") {
 			return nil, fmt.Errorf("corrupt %s: bad state file name %q", name, t.File)
+		}
+		if t.Delta != (len(t.Base) > 0) || (t.Delta && md.Savepoint) {
+			return nil, fmt.Errorf("corrupt %s: delta state file %q without a valid base", name, t.File)
+		}
+		for _, ref := range t.Base {
+			if !validRef(ref) || ref.Checkpoint >= md.CheckpointID {
+				return nil, fmt.Errorf("corrupt %s: bad base state file %q", name, ref.File)
+			}
 		}
 	}
 	return &md, nil

@@ -19,13 +19,20 @@ import (
 type Restored struct {
 	path  string
 	md    *metadata
-	files map[string][]*restoredFile // by operator, in subtask order
+	files map[string][]*restoredTask // by operator, in subtask order
+}
+
+// restoredTask is the state of one task: its file chain, the full
+// snapshot first, then the deltas oldest first (one file without
+// incremental checkpoints).
+type restoredTask struct {
+	subtask int
+	chain   []*restoredFile
 }
 
 // restoredFile is one verified state file.
 type restoredFile struct {
 	path     string
-	subtask  int
 	sections []section
 }
 
@@ -68,6 +75,9 @@ func Open(path string, logf func(format string, args ...any)) (*Restored, error)
 	for _, dir := range findCheckpointDirs(path) {
 		md, err := readMetadata(dir)
 		if err != nil {
+			if _, err := os.Stat(filepath.Join(dir, discardedMarker)); err == nil {
+				continue // only holds state files a later checkpoint uses
+			}
 			logf("Skipping checkpoint %s: %v", dir, err)
 			continue
 		}
@@ -132,34 +142,53 @@ func load(dir string) (*Restored, error) {
 	return loadWith(dir, md)
 }
 
-// loadWith verifies every state file of a checkpoint against its metadata.
+// loadWith verifies every state file of a checkpoint against its
+// metadata, the earlier files its deltas build on included.
 func loadWith(dir string, md *metadata) (*Restored, error) {
-	r := &Restored{path: dir, md: md, files: map[string][]*restoredFile{}}
+	r := &Restored{path: dir, md: md, files: map[string][]*restoredTask{}}
+	jobDir := filepath.Dir(dir)
 	for _, t := range md.Tasks {
-		name := filepath.Join(dir, t.File)
-		data, err := os.ReadFile(name)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("state file %s is missing", name)
+		rt := &restoredTask{subtask: t.Subtask}
+		for _, ref := range t.Base {
+			f, err := verifyFile(filepath.Join(jobDir, filepath.FromSlash(ref.File)), ref.Size, ref.CRC32C)
+			if err != nil {
+				return nil, fmt.Errorf("base of %s: %w", t.File, err)
 			}
-			return nil, fmt.Errorf("reading state file %s: %w", name, err)
+			rt.chain = append(rt.chain, f)
 		}
-		if int64(len(data)) != t.Size {
-			return nil, fmt.Errorf("state file %s has %d bytes, _metadata records %d", name, len(data), t.Size)
-		}
-		if sum := crc32.Checksum(data, crcTable); sum != t.CRC32C {
-			return nil, fmt.Errorf("state file %s has checksum %08x, _metadata records %08x", name, sum, t.CRC32C)
-		}
-		secs, err := parseStateFile(data)
+		f, err := verifyFile(filepath.Join(dir, t.File), t.Size, t.CRC32C)
 		if err != nil {
-			return nil, fmt.Errorf("state file %s: %w", name, err)
+			return nil, err
 		}
-		r.files[t.Operator] = append(r.files[t.Operator], &restoredFile{path: name, subtask: t.Subtask, sections: secs})
+		rt.chain = append(rt.chain, f)
+		r.files[t.Operator] = append(r.files[t.Operator], rt)
 	}
-	for _, fs := range r.files {
-		sort.Slice(fs, func(i, j int) bool { return fs[i].subtask < fs[j].subtask })
+	for _, ts := range r.files {
+		sort.Slice(ts, func(i, j int) bool { return ts[i].subtask < ts[j].subtask })
 	}
 	return r, nil
+}
+
+// verifyFile checks a state file's size, checksum and layout.
+func verifyFile(name string, size int64, crc uint32) (*restoredFile, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("state file %s is missing", name)
+		}
+		return nil, fmt.Errorf("reading state file %s: %w", name, err)
+	}
+	if int64(len(data)) != size {
+		return nil, fmt.Errorf("state file %s has %d bytes, _metadata records %d", name, len(data), size)
+	}
+	if sum := crc32.Checksum(data, crcTable); sum != crc {
+		return nil, fmt.Errorf("state file %s has checksum %08x, _metadata records %08x", name, sum, crc)
+	}
+	secs, err := parseStateFile(data)
+	if err != nil {
+		return nil, fmt.Errorf("state file %s: %w", name, err)
+	}
+	return &restoredFile{path: name, sections: secs}, nil
 }
 
 // ID returns the checkpoint's id.
@@ -202,15 +231,31 @@ func (r *Restored) Operators() []string {
 // groups vectorized.SubtaskOf assigns to subtask. An operator without
 // state in the checkpoint gives a reader with no parts. A parallelism
 // below 1 counts as 1.
+//
+// When an instance wrote deltas (incremental checkpoints), the reader is
+// a vectorized.LayeredStateReader: Layers gives the full snapshots, then
+// the deltas, and Read refuses to merge them.
 func (r *Restored) Reader(operator string, subtask, parallelism int) vectorized.StateReader {
 	if parallelism < 1 {
 		parallelism = 1
 	}
-	return &stateReader{files: r.files[operator], subtask: subtask, parallelism: parallelism}
+	s := &stateReader{operator: operator, subtask: subtask, parallelism: parallelism}
+	for _, t := range r.files[operator] {
+		for i, f := range t.chain {
+			if i == len(s.layers) {
+				s.layers = append(s.layers, nil)
+			}
+			s.layers[i] = append(s.layers[i], f)
+		}
+	}
+	return s
 }
 
+var _ vectorized.LayeredStateReader = (*stateReader)(nil)
+
 type stateReader struct {
-	files       []*restoredFile
+	operator    string
+	layers      [][]*restoredFile // layer → files in subtask order
 	subtask     int
 	parallelism int
 }
@@ -218,7 +263,13 @@ type stateReader struct {
 // Read implements vectorized.StateReader. A batch is valid only during
 // fn: fn calls Retain on it to keep it longer.
 func (s *stateReader) Read(part string, fn func(rec arrow.RecordBatch) error) error {
-	for _, f := range s.files {
+	if len(s.layers) > 1 {
+		return fmt.Errorf("the state of %s holds incremental snapshots: the operator must read it by layers", s.operator)
+	}
+	if len(s.layers) == 0 {
+		return nil
+	}
+	for _, f := range s.layers[0] {
 		for _, sec := range f.sections {
 			if sec.name != part {
 				continue
@@ -229,6 +280,15 @@ func (s *stateReader) Read(part string, fn func(rec arrow.RecordBatch) error) er
 		}
 	}
 	return nil
+}
+
+// Layers implements vectorized.LayeredStateReader.
+func (s *stateReader) Layers() []vectorized.StateReader {
+	out := make([]vectorized.StateReader, len(s.layers))
+	for i, l := range s.layers {
+		out[i] = &stateReader{operator: s.operator, layers: [][]*restoredFile{l}, subtask: s.subtask, parallelism: s.parallelism}
+	}
+	return out
 }
 
 func readSection(path string, sec section, fn func(rec arrow.RecordBatch) error) error {

@@ -14,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/tablerun/tablerun/vectorized"
 )
 
 // State file layout (little endian):
@@ -44,9 +46,39 @@ type partBuffer struct {
 type fileWriter struct {
 	parts map[string]*partBuffer
 	order []string
+
+	// incremental checkpoints (set by Coordinator.Snapshot)
+	id          int64
+	incremental bool
+	deltaOf     func(base int64) ([]fileRef, error)
+	base        []fileRef // the chain this delta builds on; nil: full
 }
 
 func newFileWriter() *fileWriter { return &fileWriter{parts: map[string]*partBuffer{}} }
+
+var _ vectorized.IncrementalStateWriter = (*fileWriter)(nil)
+
+// CheckpointID implements vectorized.IncrementalStateWriter.
+func (w *fileWriter) CheckpointID() int64 { return w.id }
+
+// Incremental implements vectorized.IncrementalStateWriter.
+func (w *fileWriter) Incremental() bool { return w.incremental && w.deltaOf != nil }
+
+// DeltaOf implements vectorized.IncrementalStateWriter.
+func (w *fileWriter) DeltaOf(base int64) error {
+	if !w.Incremental() {
+		return fmt.Errorf("checkpoint %d cannot hold a delta (incremental checkpoints are off, or a savepoint)", w.id)
+	}
+	if len(w.order) > 0 {
+		return fmt.Errorf("checkpoint %d: DeltaOf after the first Write", w.id)
+	}
+	chain, err := w.deltaOf(base)
+	if err != nil {
+		return err
+	}
+	w.base = chain
+	return nil
+}
 
 // Write implements vectorized.StateWriter.
 func (w *fileWriter) Write(part string, rec arrow.RecordBatch) error {

@@ -55,8 +55,9 @@ type GroupAggregate struct {
 	in        types.Schema
 	out       *arrow.Schema
 	opts      GroupAggregateOptions
-	scripts   scriptFuncs // script aggregates (script_agg_stream.go)
-	ttl       groupTTL    // state TTL (state_agg.go)
+	scripts   scriptFuncs  // script aggregates (script_agg_stream.go)
+	ttl       groupTTL     // state TTL (state_agg.go)
+	delta     deltaTracker // incremental snapshots (state_agg_delta.go)
 
 	table   agg.GroupTable // nil for the global aggregate
 	steps   []stepState
@@ -198,6 +199,7 @@ func (h *GroupAggregate) Process(ctx context.Context, b vectorized.Batch, out ve
 		clear(ids)
 	}
 	h.touchGroups(ids)
+	h.delta.mark(ids, h.nGroups)
 
 	// Row kinds → operations, and the group row counts in row order.
 	h.base = resize(h.base, n)

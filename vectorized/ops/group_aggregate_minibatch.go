@@ -218,6 +218,7 @@ func (m *MiniBatchGroupAggregate) bundle(ctx context.Context, b vectorized.Batch
 		clear(ids)
 	}
 	h.touchGroups(ids)
+	h.delta.mark(ids, h.nGroups)
 	for len(m.seen) < h.nGroups {
 		m.seen = append(m.seen, 0)
 		m.first = append(m.first, 0)

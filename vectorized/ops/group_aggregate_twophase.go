@@ -251,7 +251,8 @@ type GlobalGroupAggregate struct {
 	seen    []uint32
 	last    []int32
 	epoch   uint32
-	ttl     groupTTL // state TTL (state_agg.go)
+	ttl     groupTTL     // state TTL (state_agg.go)
+	delta   deltaTracker // incremental snapshots (state_agg_delta.go)
 }
 
 var _ vectorized.Operator = (*GlobalGroupAggregate)(nil)
@@ -351,6 +352,7 @@ func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collect
 		}
 	}
 	g.touchAccess(g.ids)
+	g.delta.mark(g.ids, g.nGroups)
 	for len(g.seen) < g.nGroups {
 		g.seen = append(g.seen, 0)
 		g.last = append(g.last, 0)

@@ -141,7 +141,9 @@ func (h *GroupAggregate) maybeCompact(ctx context.Context) error {
 	states, err := h.stepStaters()
 	var rec arrow.RecordBatch
 	if err == nil {
-		rec, err = h.stateRecord(live, states)
+		tk := &aggKeys{t: h.table}
+		rec, err = h.stateRecord(live, states, tk)
+		tk.release()
 	}
 	if errors.Is(err, errScriptState) || errors.Is(err, agg.ErrNotSupported) {
 		// an accumulator that cannot be exported: expiry still applies,
@@ -164,6 +166,7 @@ func (h *GroupAggregate) maybeCompact(ctx context.Context) error {
 	}
 	h.closeSteppers()
 	h.table, h.steps, h.rows, h.nGroups = fresh.table, fresh.steps, fresh.rows, fresh.nGroups
+	h.delta.renumbered()
 	h.ttl.access = fresh.ttl.access
 	h.ttl.mark = 2 * max(len(live), compactMinGroups/2)
 	return nil
@@ -234,28 +237,53 @@ func aggInt64s(mem memory.Allocator, vs []int64) arrow.Array {
 	return b.NewArray()
 }
 
-// aggTableKeys returns the keys of groups (in that order) of a group table.
-func aggTableKeys(t agg.GroupTable, groups []uint32) ([]arrow.Array, error) {
-	all := t.Keys(vectorized.Mem)
-	defer releaseArrays(all)
+// aggKeys gives the keys of groups of a group table (nil: the global
+// aggregate). It materialises the table's keys once, however many
+// chunks a snapshot writes; release frees them.
+type aggKeys struct {
+	t   agg.GroupTable
+	all []arrow.Array
+}
+
+// gather returns the keys of groups, in that order; the caller releases
+// them.
+func (k *aggKeys) gather(groups []uint32) ([]arrow.Array, error) {
+	if k.t == nil {
+		return nil, nil
+	}
+	if k.all == nil {
+		k.all = k.t.Keys(vectorized.Mem)
+	}
 	idx := make([]int32, len(groups))
 	for i, g := range groups {
 		idx[i] = int32(g)
 	}
-	keys := make([]arrow.Array, len(all))
-	for i, a := range all {
-		k, err := GatherArray(a, idx)
+	keys := make([]arrow.Array, len(k.all))
+	for i, a := range k.all {
+		c, err := GatherArray(a, idx)
 		if err != nil {
 			releaseArrays(keys)
 			return nil, err
 		}
-		keys[i] = k
+		keys[i] = c
 	}
 	return keys, nil
 }
 
+func (k *aggKeys) release() {
+	releaseArrays(k.all)
+	k.all = nil
+}
+
+// aggTableKeys returns the keys of groups (in that order) of a group table.
+func aggTableKeys(t agg.GroupTable, groups []uint32) ([]arrow.Array, error) {
+	k := &aggKeys{t: t}
+	defer k.release()
+	return k.gather(groups)
+}
+
 // stateRecord exports the given groups as one record of the "groups" part.
-func (h *GroupAggregate) stateRecord(groups []uint32, states []agg.StepStater) (arrow.RecordBatch, error) {
+func (h *GroupAggregate) stateRecord(groups []uint32, states []agg.StepStater, tk *aggKeys) (arrow.RecordBatch, error) {
 	schema, err := h.stateSchema(states)
 	if err != nil {
 		return nil, err
@@ -263,11 +291,9 @@ func (h *GroupAggregate) stateRecord(groups []uint32, states []agg.StepStater) (
 	n := len(groups)
 	var cols []arrow.Array
 	defer func() { releaseArrays(cols) }()
-	var keys []arrow.Array
-	if h.table != nil {
-		if keys, err = aggTableKeys(h.table, groups); err != nil {
-			return nil, err
-		}
+	keys, err := tk.gather(groups)
+	if err != nil {
+		return nil, err
 	}
 	cols = append(cols, aggKeyGroups(keys, n))
 	cols = append(cols, keys...)
@@ -393,31 +419,51 @@ func (h *GroupAggregate) loadState(rec arrow.RecordBatch, r vectorized.StateRead
 }
 
 // SnapshotState implements vectorized.Stateful: the groups with state
-// (unexpired under state TTL) into the part "groups".
+// (unexpired under state TTL) into the part "groups" — or, as a delta of
+// an incremental checkpoint, the groups changed since the last snapshot
+// and tombstones for those gone (state_agg_delta.go).
 func (h *GroupAggregate) SnapshotState(_ context.Context, w vectorized.StateWriter) error {
 	states, err := h.stepStaters()
 	if err != nil {
 		return err
 	}
-	live := h.liveGroups(h.ttl.nanos())
-	for lo := 0; lo < len(live); lo += aggStateChunk {
-		rec, err := h.stateRecord(live[lo:min(lo+aggStateChunk, len(live))], states)
-		if err != nil {
+	now := h.ttl.nanos()
+	kind, id := h.delta.begin(w, h.nGroups)
+	tk := &aggKeys{t: h.table}
+	defer tk.release()
+	record := func(groups []uint32) (arrow.RecordBatch, error) { return h.stateRecord(groups, states, tk) }
+	if kind == snapshotDelta {
+		up, del := h.delta.split(h.nGroups, func(g uint32) bool {
+			return h.rows[g] > 0 && !(h.opts.StateTTL > 0 && int(g) < len(h.ttl.access) && ttlExpired(h.opts.StateTTL, now, h.ttl.access[g]))
+		})
+		if err := writeGroupChunks(w, StatePartGroups, up, record); err != nil {
 			return err
 		}
-		err = w.Write(StatePartGroups, rec)
-		rec.Release()
-		if err != nil {
+		names := make([]string, len(h.groupKeys))
+		for i := range names {
+			names[i] = h.out.Field(i).Name
+		}
+		if err := writeGroupChunks(w, StatePartGroupsDeleted, del, func(groups []uint32) (arrow.RecordBatch, error) {
+			return aggTombstones(tk, groups, names)
+		}); err != nil {
 			return err
 		}
+		h.delta.done(kind, id, len(up)+len(del))
+		return nil
 	}
+	if err := writeGroupChunks(w, StatePartGroups, h.liveGroups(now), record); err != nil {
+		return err
+	}
+	h.delta.done(kind, id, 0)
 	return nil
 }
 
 // RestoreState implements vectorized.Stateful: the owned groups of the
-// part "groups".
+// part "groups" (of the chain of full snapshot and deltas, newest state
+// per key).
 func (h *GroupAggregate) RestoreState(_ context.Context, r vectorized.StateReader) error {
-	return r.Read(StatePartGroups, func(rec arrow.RecordBatch) error { return h.loadState(rec, r) })
+	h.delta.renumbered()
+	return readGroupChain(r, len(h.groupKeys), func(rec arrow.RecordBatch) error { return h.loadState(rec, r) })
 }
 
 // SnapshotState implements vectorized.Stateful: the bundle is empty (it
@@ -539,7 +585,7 @@ func releaseStates(states [][]arrow.Array) {
 
 // stateRecord exports the given groups as one record of the "groups" part;
 // states are the partial states of all groups (mergerStates).
-func (g *GlobalGroupAggregate) stateRecord(groups []uint32, states [][]arrow.Array) (arrow.RecordBatch, error) {
+func (g *GlobalGroupAggregate) stateRecord(groups []uint32, states [][]arrow.Array, tk *aggKeys) (arrow.RecordBatch, error) {
 	n := len(groups)
 	idx := make([]int32, n)
 	access := make([]int64, n)
@@ -551,12 +597,9 @@ func (g *GlobalGroupAggregate) stateRecord(groups []uint32, states [][]arrow.Arr
 	}
 	var cols []arrow.Array
 	defer func() { releaseArrays(cols) }()
-	var keys []arrow.Array
-	if g.table != nil {
-		var err error
-		if keys, err = aggTableKeys(g.table, groups); err != nil {
-			return nil, err
-		}
+	keys, err := tk.gather(groups)
+	if err != nil {
+		return nil, err
 	}
 	cols = append(cols, aggKeyGroups(keys, n))
 	cols = append(cols, keys...)
@@ -657,39 +700,58 @@ func (g *GlobalGroupAggregate) refreshPrev() error {
 }
 
 // SnapshotState implements vectorized.Stateful: the (unexpired) groups and
-// their merged partial state into the part "groups". The bundle is empty:
+// their merged partial state into the part "groups" — or, as a delta of an
+// incremental checkpoint, the groups changed since the last snapshot and
+// tombstones for those expired (state_agg_delta.go). The bundle is empty:
 // it was flushed on the checkpoint barrier.
 func (g *GlobalGroupAggregate) SnapshotState(_ context.Context, w vectorized.StateWriter) error {
 	if g.buf.rows > 0 {
 		return fmt.Errorf("internal: global aggregate snapshot with %d buffered rows", g.buf.rows)
 	}
-	live := g.liveGroups(g.ttl.nanos())
-	if len(live) == 0 {
-		return nil
+	now := g.ttl.nanos()
+	kind, id := g.delta.begin(w, g.nGroups)
+	var groups, del []uint32
+	if kind == snapshotDelta {
+		groups, del = g.delta.split(g.nGroups, func(id uint32) bool {
+			return !(g.opts.StateTTL > 0 && int(id) < len(g.ttl.access) && ttlExpired(g.opts.StateTTL, now, g.ttl.access[id]))
+		})
+	} else {
+		groups = g.liveGroups(now)
 	}
-	states, err := g.mergerStates()
-	if err != nil {
-		return err
-	}
-	defer releaseStates(states)
-	for lo := 0; lo < len(live); lo += aggStateChunk {
-		rec, err := g.stateRecord(live[lo:min(lo+aggStateChunk, len(live))], states)
+	tk := &aggKeys{t: g.table}
+	defer tk.release()
+	if len(groups) > 0 {
+		states, err := g.mergerStates()
 		if err != nil {
 			return err
 		}
-		err = w.Write(StatePartGroups, rec)
-		rec.Release()
+		err = writeGroupChunks(w, StatePartGroups, groups, func(groups []uint32) (arrow.RecordBatch, error) { return g.stateRecord(groups, states, tk) })
+		releaseStates(states)
 		if err != nil {
 			return err
 		}
 	}
+	if len(del) > 0 {
+		names := make([]string, len(g.groupKeys))
+		for i := range names {
+			names[i] = g.out.Field(i).Name
+		}
+		if err := writeGroupChunks(w, StatePartGroupsDeleted, del, func(groups []uint32) (arrow.RecordBatch, error) {
+			return aggTombstones(tk, groups, names)
+		}); err != nil {
+			return err
+		}
+	}
+	g.delta.done(kind, id, len(groups)+len(del))
 	return nil
 }
 
 // RestoreState implements vectorized.Stateful: the owned groups of the
-// part "groups".
+// part "groups" (of the chain of full snapshot and deltas, newest state
+// per key).
 func (g *GlobalGroupAggregate) RestoreState(_ context.Context, r vectorized.StateReader) error {
-	if err := r.Read(StatePartGroups, func(rec arrow.RecordBatch) error { return g.loadState(rec, r) }); err != nil {
+	g.delta.renumbered()
+	if err := readGroupChain(r, len(g.groupKeys), func(rec arrow.RecordBatch) error { return g.loadState(rec, r) }); err != nil {
 		return err
 	}
 	return g.refreshPrev()
@@ -732,7 +794,9 @@ func (g *GlobalGroupAggregate) expireTouched(ctx context.Context, ids []uint32) 
 	if err != nil {
 		return false, err
 	}
-	rec, err := g.stateRecord(live, states)
+	tk := &aggKeys{t: g.table}
+	rec, err := g.stateRecord(live, states, tk)
+	tk.release()
 	releaseStates(states)
 	if err != nil {
 		return false, err
@@ -746,6 +810,7 @@ func (g *GlobalGroupAggregate) expireTouched(ctx context.Context, ids []uint32) 
 		return false, err
 	}
 	g.table, g.accs, g.nGroups = fresh.table, fresh.accs, fresh.nGroups
+	g.delta.renumbered()
 	g.ttl.access = fresh.ttl.access
 	g.ttl.mark = 2 * max(len(live), compactMinGroups/2)
 	g.seen, g.last = nil, nil
