@@ -398,25 +398,7 @@ func (j *IntervalJoin) expire(ctx context.Context, side int, gone func(ijEntry) 
 // pairs; a row index of -1 or noRef is NULL.
 func (j *IntervalJoin) pairColumns(side int, rec arrow.RecordBatch, mine []int32, theirs []rowRef) ([]arrow.Array, error) {
 	other := j.sides[1-side]
-	var myCols, otherCols []arrow.Array
-	for c := range j.sides[side].schema {
-		a, err := GatherArray(rec.Column(c), mine)
-		if err != nil {
-			return nil, err
-		}
-		myCols = append(myCols, a)
-	}
-	for c, f := range other.schema {
-		a, err := gatherRefs(other.batches, c, f.Type, other.types[c], theirs)
-		if err != nil {
-			return nil, err
-		}
-		otherCols = append(otherCols, a)
-	}
-	if side == 0 {
-		return append(myCols, otherCols...), nil
-	}
-	return append(otherCols, myCols...), nil
+	return joinPairColumns(side, rec, j.sides[side].schema, mine, other.schema, other.types, other.batches, theirs)
 }
 
 func (j *IntervalJoin) evalCond(side int, rec arrow.RecordBatch, ids []uint32, pairRow, pairPos []int32) ([]bool, error) {
@@ -429,19 +411,7 @@ func (j *IntervalJoin) evalCond(side int, rec arrow.RecordBatch, ids []uint32, p
 	if err != nil {
 		return nil, err
 	}
-	pairs, err := NewRecord(j.cond, cols, int64(len(pairPos)))
-	if err != nil {
-		return nil, err
-	}
-	sel, err := j.spec.Cond.Select(pairs)
-	if err != nil {
-		return nil, err
-	}
-	ok := make([]bool, len(pairPos))
-	for _, s := range sel {
-		ok[s] = true
-	}
-	return ok, nil
+	return selectPairs(j.spec.Cond, j.cond, cols, len(pairPos))
 }
 
 // OnMarker handles a marker of one side. With event time, the minimum

@@ -413,25 +413,7 @@ func (j *StreamJoin) stateColumns(side int, refs []rowRef) ([]arrow.Array, error
 // pairs.
 func (j *StreamJoin) pairColumns(side int, rec arrow.RecordBatch, mine []int32, theirs []rowRef) ([]arrow.Array, error) {
 	other := j.sides[1-side]
-	var myCols, otherCols []arrow.Array
-	for c := range j.sides[side].schema {
-		a, err := GatherArray(rec.Column(c), mine)
-		if err != nil {
-			return nil, err
-		}
-		myCols = append(myCols, a)
-	}
-	for c, f := range other.schema {
-		a, err := gatherRefs(other.batches, c, f.Type, other.types[c], theirs)
-		if err != nil {
-			return nil, err
-		}
-		otherCols = append(otherCols, a)
-	}
-	if side == 0 {
-		return append(myCols, otherCols...), nil
-	}
-	return append(otherCols, myCols...), nil
+	return joinPairColumns(side, rec, j.sides[side].schema, mine, other.schema, other.types, other.batches, theirs)
 }
 
 // evalCond evaluates the non-equi condition over every candidate pair and
@@ -446,15 +428,48 @@ func (j *StreamJoin) evalCond(side int, rec arrow.RecordBatch, ids []uint32, pai
 	if err != nil {
 		return nil, err
 	}
-	pairs, err := NewRecord(j.cond, cols, int64(len(pairPos)))
+	return selectPairs(j.spec.Cond, j.cond, cols, len(pairPos))
+}
+
+// joinPairColumns gathers the columns of candidate pairs of a two-sided
+// join, left columns first: row mine[k] of rec (a batch of side side)
+// with the kept row theirs[k] of the other side (its batches, schema and
+// Arrow types).
+func joinPairColumns(side int, rec arrow.RecordBatch, mySchema types.Schema, mine []int32,
+	otherSchema types.Schema, otherTypes []arrow.DataType, otherBatches []arrow.RecordBatch, theirs []rowRef) ([]arrow.Array, error) {
+	var myCols, otherCols []arrow.Array
+	for c := range mySchema {
+		a, err := GatherArray(rec.Column(c), mine)
+		if err != nil {
+			return nil, err
+		}
+		myCols = append(myCols, a)
+	}
+	for c, f := range otherSchema {
+		a, err := gatherRefs(otherBatches, c, f.Type, otherTypes[c], theirs)
+		if err != nil {
+			return nil, err
+		}
+		otherCols = append(otherCols, a)
+	}
+	if side == 0 {
+		return append(myCols, otherCols...), nil
+	}
+	return append(otherCols, myCols...), nil
+}
+
+// selectPairs evaluates a join condition over n candidate pairs (cols in
+// the pair schema) and returns which hold.
+func selectPairs(cond Selector, schema *arrow.Schema, cols []arrow.Array, n int) ([]bool, error) {
+	pairs, err := NewRecord(schema, cols, int64(n))
 	if err != nil {
 		return nil, err
 	}
-	sel, err := j.spec.Cond.Select(pairs)
+	sel, err := cond.Select(pairs)
 	if err != nil {
 		return nil, err
 	}
-	ok := make([]bool, len(pairPos))
+	ok := make([]bool, n)
 	for _, s := range sel {
 		ok[s] = true
 	}
