@@ -5,10 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 )
 
 const cliUsage = `Usage:
-  tablerun kernel --connection-file <file>   serve a Jupyter kernel (Jupyter starts this)
+  tablerun kernel --connection-file <file> [-D key=value ...]
+                                             serve a Jupyter kernel (Jupyter starts this);
+                                             -D sets initial session options, e.g.
+                                             -D execution.runtime-mode=streaming
   tablerun kernel install [--dir <dir>]      write the kernelspec (default: the user's
                                              Jupyter data directory, kernels/tablerun)
 `
@@ -43,13 +47,22 @@ func Main(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, cliUsage) }
 	conn := fs.String("connection-file", "", "Jupyter connection file")
+	options := map[string]string{}
+	fs.Func("D", "session option key=value (repeatable)", func(kv string) error {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("expected key=value, got %q", kv)
+		}
+		options[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil || *conn == "" || fs.NArg() > 0 {
 		if err == nil {
 			fmt.Fprint(stderr, cliUsage)
 		}
 		return 2
 	}
-	if err := Run(ctx, *conn); err != nil {
+	if err := RunWith(ctx, *conn, options); err != nil {
 		fmt.Fprintf(stderr, "tablerun kernel: %v\n", err)
 		return 1
 	}

@@ -63,13 +63,29 @@ const Version = "0.1.0"
 // shutdown_request arrives or ctx ends. SIGINT cancels the running
 // statement instead of stopping the kernel.
 func Run(ctx context.Context, connectionFile string) error {
+	return RunWith(ctx, connectionFile, nil)
+}
+
+// RunWith is Run with initial session options (the kernel's -D flags):
+// they apply on top of the kernel's defaults (batch mode, tableau
+// results), so `-D execution.runtime-mode=streaming` starts a streaming
+// session. The kernel also ends when the process that started it (Jupyter)
+// dies: it watches its parent process.
+func RunWith(ctx context.Context, connectionFile string, options map[string]string) error {
 	ci, err := ReadConnectionFile(connectionFile)
 	if err != nil {
 		return err
 	}
-	env := core.NewTableEnvironment(core.InBatchMode().
+	settings := core.InBatchMode().
 		WithOption("sql-client.execution.result-mode", "tableau").
-		WithOption("sql-client.display.print-time-cost", "false"))
+		WithOption("sql-client.display.print-time-cost", "false")
+	for k, v := range options {
+		settings = settings.WithOption(k, v)
+	}
+	env := core.NewTableEnvironment(settings)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go watchParent(ctx, cancel, time.Second)
 	k := New(ci, env, log.New(os.Stderr, "tablerun kernel: ", log.LstdFlags))
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
@@ -738,4 +754,27 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 		w.k.publish(parent, "stream", map[string]any{"name": w.name, "text": string(p)})
 	}
 	return len(p), nil
+}
+
+// watchParent cancels the kernel when its parent process goes away (the
+// kernel is re-parented), so a Jupyter server killed without a
+// shutdown_request leaves no kernel behind.
+func watchParent(ctx context.Context, cancel context.CancelFunc, every time.Duration) {
+	parent := os.Getppid()
+	if parent <= 1 {
+		return // started by init or a container runtime: nobody to watch
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if os.Getppid() != parent {
+				cancel()
+				return
+			}
+		}
+	}
 }
