@@ -22,9 +22,11 @@ import (
 // operator writes its state when the barrier leaves it (after a mini-batch
 // bundle the barrier flushed); multi-input operators and exchange hubs
 // align the barrier over their live inputs first. Sinks pre-commit on the
-// barrier and commit when the coordinator reports n complete. Checkpoints
-// stop once a source has finished (as in Flink before FLIP-147): a bounded
-// job commits everything at its end instead.
+// barrier and commit when the coordinator reports n complete. A task whose
+// input has ended (a finished source, an operator after EndOfInput, a sink
+// that published everything) hands its final state to the coordinator once,
+// which answers every later checkpoint with it (Flink's FLIP-147), so
+// checkpoints go on while a bounded side input has finished.
 //
 // A run that restores (CheckpointSettings.Restore) hands every task the
 // state of its operator from the checkpoint before the first row, so the
@@ -182,6 +184,7 @@ type runnerCk struct {
 	ck       *ckState
 	task     checkpoint.TaskID
 	sub, par int
+	finished bool // its final state went to the coordinator
 }
 
 // reader returns the task's state in the restored checkpoint, or nil.
@@ -190,6 +193,25 @@ func (r *runnerCk) reader() vectorized.StateReader {
 		return nil
 	}
 	return r.ck.set.Restore.Reader(r.task.Operator, r.sub, r.par)
+}
+
+// finish hands the task's final state to the coordinator once its input
+// has ended; later checkpoints reuse it (checkpoint/finished.go).
+func (r *runnerCk) finish(write func(w vectorized.StateWriter) error) {
+	if r.ck.coord == nil || r.finished {
+		return
+	}
+	r.finished = true
+	if err := r.ck.coord.Finish(r.task, write); err != nil {
+		r.ck.logf("%v", err)
+	}
+}
+
+// logf reports a checkpointing problem that does not stop the run.
+func (c *ckState) logf(format string, args ...any) {
+	if c.set.Config.Logf != nil {
+		c.set.Config.Logf(format, args...)
+	}
 }
 
 // snapshot writes the task's state for checkpoint id. A failure fails
@@ -217,8 +239,12 @@ func (c *stateCollector) Emit(ctx context.Context, b vectorized.Batch) error {
 
 // EmitMarker implements vectorized.Collector.
 func (c *stateCollector) EmitMarker(ctx context.Context, m vectorized.Marker) error {
-	if m.Kind == vectorized.CheckpointBarrier {
+	switch m.Kind {
+	case vectorized.CheckpointBarrier:
 		c.ck.snapshot(m.Checkpoint, func(w vectorized.StateWriter) error { return c.state.SnapshotState(ctx, w) })
+	case vectorized.EndOfInput:
+		// The input ended: this state is final (checkpoint/finished.go).
+		c.ck.finish(func(w vectorized.StateWriter) error { return c.state.SnapshotState(ctx, w) })
 	}
 	return c.out.EmitMarker(ctx, m)
 }
@@ -242,7 +268,14 @@ func (s *sinkCk) OnMarker(ctx context.Context, m vectorized.Marker, out vectoriz
 			return tp.PreCommit(ctx, m.Checkpoint, w)
 		})
 	}
-	return s.Operator.OnMarker(ctx, m, out)
+	if err := s.Operator.OnMarker(ctx, m, out); err != nil {
+		return err
+	}
+	if m.Kind == vectorized.EndOfInput {
+		// Finished: everything is published, nothing is left to commit.
+		s.ck.finish(func(vectorized.StateWriter) error { return nil })
+	}
+	return nil
 }
 
 // restoreOp restores a unary runner's operator or sink after Open.
@@ -263,8 +296,6 @@ func (r *unaryRunner) restore(ctx context.Context) error {
 	return nil
 }
 
-// errSourceFinished aborts checkpoints once a source has ended.
-var errSourceFinished = errors.New("a source has finished")
 
 // injector puts a source's barriers into its output.
 type injector struct {
@@ -291,14 +322,18 @@ func (in *injector) request(id int64) {
 	}
 }
 
-// finish records the end of the source: no barrier can follow, so the
-// checkpoints stop (the job is ending or runs on bounded sides only).
+// finish records the end of the source: no barrier can follow, so its
+// final position answers the later checkpoints.
 func (in *injector) finish() {
 	in.mu.Lock()
 	in.finished = true
 	in.mu.Unlock()
 	if c := in.ck.coord; c != nil {
-		go c.Stop()
+		// Its final position answers every later checkpoint
+		// (checkpoint/finished.go).
+		if err := c.Finish(in.task, in.src.SnapshotPosition); err != nil {
+			in.ck.logf("%v", err)
+		}
 	}
 }
 

@@ -205,6 +205,11 @@ func (r *multiRunner) run(ctx context.Context, out vectorized.Collector) (err er
 		}
 	}
 	probeState(ctx, r.op) // bench_probe.go
+	if r.ck != nil {
+		// Every input ended: the state is final (checkpoint/finished.go).
+		st := r.op.(vectorized.Stateful)
+		r.ck.finish(func(w vectorized.StateWriter) error { return st.SnapshotState(ctx, w) })
+	}
 	return nil
 }
 

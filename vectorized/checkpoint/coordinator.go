@@ -164,6 +164,7 @@ type pendingCheckpoint struct {
 type Coordinator struct {
 	cfg         Config
 	tasks       map[TaskID]bool
+	finished    map[TaskID]taskMeta // finished.go: final state files, by task
 	parallelism map[string]int
 	trigger     func(id int64)
 
@@ -439,10 +440,15 @@ func (c *Coordinator) triggerCheckpoint(savepointDir string) (*pendingCheckpoint
 	}
 	c.pending = p
 	c.stats.InProgress = 1
+	for task, tm := range c.finished { // finished.go
+		if err := c.ackFinishedLocked(p, task, tm); err != nil {
+			c.logf("Checkpoint %d of job %s: finished task %s: %v", id, c.cfg.JobID, task, err)
+		}
+	}
 	p.timer = time.AfterFunc(c.cfg.Timeout, func() {
 		c.fail(p, errors.New("Checkpoint expired before completing."), true, false)
 	})
-	if len(c.tasks) == 0 {
+	if len(c.tasks) == 0 || len(p.acks) == len(c.tasks) {
 		p.completing = true
 		p.timer.Stop()
 		go c.finalize(p)
