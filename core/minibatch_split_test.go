@@ -76,9 +76,19 @@ func TestDistinctSplitExplain(t *testing.T) {
          +- Calc(select=[k, v, MOD(v, 1024:BIGINT) AS $f2])
             +- MiniBatchAssigner(interval=[5000ms], mode=[ProcTime])
                +- TableSourceScan(table=[[default_catalog, default_database, src]], fields=[k, v])`},
-		{"string distinct key stays unsplit", []string{split}, "EXPLAIN SELECT k, COUNT(DISTINCT s) AS c FROM src2 GROUP BY k", `GroupAggregate(groupBy=[k], select=[k, COUNT(DISTINCT s) AS c])
+		{"string distinct key splits by HASH_CODE", []string{split}, "EXPLAIN SELECT k, COUNT(DISTINCT s) AS c FROM src2 GROUP BY k", `GroupAggregate(groupBy=[k], partialFinalType=[FINAL], select=[k, $SUM0_RETRACT($f2_0) AS c])
 +- Exchange(distribution=[hash[k]])
-   +- TableSourceScan(table=[[default_catalog, default_database, src2]], fields=[k, s])`},
+   +- GroupAggregate(groupBy=[k, $f2], partialFinalType=[PARTIAL], select=[k, $f2, COUNT(DISTINCT s) AS $f2_0])
+      +- Exchange(distribution=[hash[k, $f2]])
+         +- Calc(select=[k, s, MOD(HASH_CODE(s), 1024) AS $f2])
+            +- TableSourceScan(table=[[default_catalog, default_database, src2]], fields=[k, s])`},
+		{"string and integer distinct keys", []string{split}, "EXPLAIN SELECT COUNT(DISTINCT s) AS c, COUNT(DISTINCT k) AS d FROM src2", `GroupAggregate(partialFinalType=[FINAL], select=[$SUM0_RETRACT($f2_0) AS c, $SUM0_RETRACT($f3_1) AS d])
++- Exchange(distribution=[single])
+   +- GroupAggregate(groupBy=[$f2, $f3, $e], partialFinalType=[PARTIAL], select=[$f2, $f3, $e, COUNT(DISTINCT s) FILTER $g_0 AS $f2_0, COUNT(DISTINCT k) FILTER $g_1 AS $f3_1])
+      +- Exchange(distribution=[hash[$f2, $f3, $e]])
+         +- Expand(projects=[{s, k, $f2, null AS $f3, 1 AS $e, true AS $g_0, false AS $g_1}, {s, k, null AS $f2, $f3, 2 AS $e, false AS $g_0, true AS $g_1}])
+            +- Calc(select=[s, k, MOD(HASH_CODE(s), 1024) AS $f2, MOD(k, 1024) AS $f3])
+               +- TableSourceScan(table=[[default_catalog, default_database, src2]], fields=[k, s])`},
 		{"avg stays unsplit", []string{split}, "EXPLAIN SELECT k, COUNT(DISTINCT v) AS c, AVG(v) AS a FROM src GROUP BY k", `GroupAggregate(groupBy=[k], select=[k, COUNT(DISTINCT v) AS c, AVG(v) AS a])
 +- Exchange(distribution=[hash[k]])
    +- TableSourceScan(table=[[default_catalog, default_database, src]], fields=[k, v])`},
@@ -147,6 +157,9 @@ func TestDistinctSplitVerification(t *testing.T) {
 		fmt.Sprintf("CREATE TABLE raw (d INT, channel STRING, bidder BIGINT, auction INT, price BIGINT) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv')", dir),
 		// every 20th bidder is NULL
 		"CREATE VIEW bid AS SELECT d, channel, CASE WHEN MOD(price, 20) = 0 THEN CAST(NULL AS BIGINT) ELSE bidder END AS bidder, auction, price FROM raw",
+		// string and double distinct keys (split by HASH_CODE); bname is
+		// NULL where bidder is
+		"CREATE VIEW bid2 AS SELECT d, channel, CONCAT('b', CAST(bidder AS STRING)) AS bname, CAST(auction AS DOUBLE) / 4 AS adbl, auction, price FROM bid",
 	}
 	queries := []string{
 		// q15
@@ -166,6 +179,14 @@ func TestDistinctSplitVerification(t *testing.T) {
 		FROM bid GROUP BY channel, d`,
 		"SELECT d, COUNT(DISTINCT bidder) AS c, SUM(DISTINCT auction) AS s, MIN(DISTINCT bidder) AS lo, SUM(price) AS sp FROM bid GROUP BY d",
 		"SELECT COUNT(DISTINCT auction) AS c, COUNT(*) AS n FROM bid",
+		// string distinct keys (MOD(HASH_CODE(bname), n)), alone and with
+		// an integer one, FILTER, MIN/MAX of strings
+		"SELECT channel, COUNT(DISTINCT bname) AS c, COUNT(*) AS n FROM bid2 GROUP BY channel",
+		`SELECT d, COUNT(DISTINCT bname) AS c, COUNT(DISTINCT bname) FILTER (WHERE price < 10000) AS c1,
+		  MAX(DISTINCT bname) AS mx, MIN(bname) AS mn, COUNT(DISTINCT auction) AS a
+		FROM bid2 GROUP BY d`,
+		// a DOUBLE distinct key
+		"SELECT d, COUNT(DISTINCT adbl) AS c, SUM(DISTINCT adbl) AS s FROM bid2 GROUP BY d",
 		// over an updating input
 		"SELECT c, COUNT(DISTINCT d) AS dd FROM (SELECT bidder, d, COUNT(*) AS c FROM bid GROUP BY bidder, d) GROUP BY c",
 	}
@@ -199,6 +220,10 @@ func TestDistinctSplitVerification(t *testing.T) {
 			}
 			for _, s := range m.sets {
 				exec(t, e, "SET "+s)
+			}
+			if strings.HasPrefix(m.name, "split") {
+				// the split applies: every query's distinct keys split
+				require.Contains(t, explainPhysical(t, exec(t, e, "EXPLAIN "+q)), "partialFinalType=[PARTIAL]", q)
 			}
 			res, err := e.ExecuteSQL(context.Background(), q)
 			if expandUnwired(err) {

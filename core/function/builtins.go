@@ -59,6 +59,7 @@ func Builtins() *Registry {
 	registerCollections(r)
 	registerString2(r)                    // builtins_string2.go
 	registerSession(r)                    // builtins_string2.go
+	registerHashCode(r)                   // hash_code.go
 	for _, d := range collectionDefs2() { // builtins_collections2.go
 		r.Register(d)
 	}

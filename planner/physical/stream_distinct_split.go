@@ -30,11 +30,13 @@ import (
 // and a $e column numbering the copy; each partial call then only counts
 // its own copy (a filter column of the Expand).
 //
-// Differences from Flink: the bucket is MOD(x, bucket-num) over the
-// integer distinct key rather than MOD(HASH_CODE(x), bucket-num) (the
-// same value for non-negative keys below 2^31; tablerun has no HASH_CODE
-// yet), so only aggregates whose DISTINCT arguments are integers split;
-// AVG and the other aggregate functions keep the aggregate unsplit; the
+// Differences from Flink: over an integer distinct key the bucket is
+// MOD(x, bucket-num) rather than MOD(HASH_CODE(x), bucket-num) (the same
+// value for non-negative INT keys, as Java's Integer.hashCode is the
+// value); over keys of other types it is MOD(HASH_CODE(x), bucket-num) as
+// in Flink, with tablerun's HASH_CODE (core/function/hash_code.go: a
+// deterministic non-negative hash, not Java's hashCode); AVG and the
+// other aggregate functions keep the aggregate unsplit; the
 // copy filters are columns of the Expand rather than of a Calc after it;
 // and with mini-batch both levels are mini-batch GroupAggregates (Flink
 // plans LocalGroupAggregate, IncrementalGroupAggregate and
@@ -135,9 +137,7 @@ func splittable(g *GroupAggregate, in types.Schema) (dargs []int, ok bool) {
 		if len(a.Args) != 1 || a.Args[0] < 0 || a.Args[0] >= len(in) {
 			return nil, false
 		}
-		switch in[a.Args[0]].Type.Kind {
-		case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
-		default:
+		if in[a.Args[0]].Type.Kind == types.Null {
 			return nil, false
 		}
 		if !seen[a.Args[0]] {
@@ -148,10 +148,20 @@ func splittable(g *GroupAggregate, in types.Schema) (dargs []int, ok bool) {
 	return dargs, len(dargs) > 0
 }
 
-// bucketExpr is MOD(x, n) over the integer column x (TINYINT and SMALLINT
-// widened to INT).
+// bucketExpr is the bucket of the distinct key x: MOD(x, n) over an
+// integer column (TINYINT and SMALLINT widened to INT), MOD(HASH_CODE(x),
+// n) over a column of any other type (in [0, n): HASH_CODE is never
+// negative). Both are NULL for a NULL x.
 func bucketExpr(col int, f types.Field, n int) logical.Expr {
 	var x logical.Expr = &logical.ColumnRef{Index: col, Name: f.Name, T: f.Type}
+	switch f.Type.Kind {
+	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
+	default:
+		t := types.Type{Kind: types.Int, NotNull: f.Type.NotNull}
+		lit := &logical.Literal{Value: int32(n), T: types.Type{Kind: types.Int, NotNull: true}}
+		h := &logical.Call{Name: "HASH_CODE", Args: []logical.Expr{x}, T: t}
+		return &logical.Call{Name: "MOD", Args: []logical.Expr{h, lit}, T: t}
+	}
 	t := f.Type
 	var lit logical.Literal
 	switch t.Kind {

@@ -52,9 +52,19 @@ func TestDistinctSplit(t *testing.T) {
 		{"AVG does not split", agg([]int{2}, cntB, avgB), on, "GroupAggregate(groupBy=[c], select=[c, COUNT(DISTINCT b) AS db, AVG(b) AS ab])\n" +
 			"+- Exchange(distribution=[hash[c]])\n" +
 			"   +- TableSourceScan(table=[[default_catalog, default_database, orders]], fields=[a, b, c])\n"},
-		{"a string distinct key does not split", agg([]int{0}, cntC), on, "GroupAggregate(groupBy=[a], select=[a, COUNT(DISTINCT c) AS dc])\n" +
+		{"a string distinct key splits by HASH_CODE", agg([]int{0}, cntC), on, "GroupAggregate(groupBy=[a], partialFinalType=[FINAL], select=[a, $SUM0_RETRACT($f3_0) AS dc])\n" +
 			"+- Exchange(distribution=[hash[a]])\n" +
-			"   +- TableSourceScan(table=[[default_catalog, default_database, orders]], fields=[a, b, c])\n"},
+			"   +- GroupAggregate(groupBy=[a, $f3], partialFinalType=[PARTIAL], select=[a, $f3, COUNT(DISTINCT c) AS $f3_0])\n" +
+			"      +- Exchange(distribution=[hash[a, $f3]])\n" +
+			"         +- Calc(select=[a, b, c, MOD(HASH_CODE(c), 16) AS $f3])\n" +
+			"            +- TableSourceScan(table=[[default_catalog, default_database, orders]], fields=[a, b, c])\n"},
+		{"string and integer distinct keys", agg(nil, cntC, cntB), on, "GroupAggregate(partialFinalType=[FINAL], select=[$SUM0_RETRACT($f3_0) AS dc, $SUM0_RETRACT($f4_1) AS db])\n" +
+			"+- Exchange(distribution=[single])\n" +
+			"   +- GroupAggregate(groupBy=[$f3, $f4, $e], partialFinalType=[PARTIAL], select=[$f3, $f4, $e, COUNT(DISTINCT c) FILTER $g_0 AS $f3_0, COUNT(DISTINCT b) FILTER $g_1 AS $f4_1])\n" +
+			"      +- Exchange(distribution=[hash[$f3, $f4, $e]])\n" +
+			"         +- Expand(projects=[{a, b, c, $f3, null AS $f4, 1 AS $e, true AS $g_0, false AS $g_1}, {a, b, c, null AS $f3, $f4, 2 AS $e, false AS $g_0, true AS $g_1}])\n" +
+			"            +- Calc(select=[a, b, c, MOD(HASH_CODE(c), 16) AS $f3, MOD(b, 16) AS $f4])\n" +
+			"               +- TableSourceScan(table=[[default_catalog, default_database, orders]], fields=[a, b, c])\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -79,6 +79,10 @@ func (c *compiler) special(x *logical.Call, args []node) (node, error) {
 		return newLogic(x.Name == "AND", args, x.T), nil
 	case "NOT":
 		return &notNode{arg: args[0], t: x.T}, nil
+	case "HASH_CODE": // hash_code.go
+		if len(args) == 1 {
+			return &hashCodeNode{arg: args[0], t: x.T}, nil
+		}
 	case "IS NULL", "IS NOT NULL", "IS TRUE", "IS NOT TRUE", "IS FALSE", "IS NOT FALSE":
 		return &isNode{op: x.Name, arg: args[0], t: x.T}, nil
 	case "+", "-", "*", "/", "MOD":

@@ -1,0 +1,64 @@
+package function
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/vectorized"
+)
+
+// HASH_CODE(x) is Flink's internal function that the split of DISTINCT
+// aggregates (table.optimizer.distinct-agg.split.enabled) uses for the
+// bucket of a distinct key: MOD(HASH_CODE(x), bucket-num). As in Flink it
+// takes one argument of any type and is NULL on a NULL argument.
+//
+// Differences from Flink: Flink returns Java's hashCode of the value;
+// tablerun returns the top 31 bits of vectorized.HashColumns over the one
+// value (never negative, so MOD(HASH_CODE(x), n) is a bucket in [0, n)).
+// It is deterministic across runs and processes, and values that GROUP BY
+// puts together hash alike (0.0 and -0.0, every NaN).
+
+// HashCodeFold folds a vectorized.HashColumns hash into the INT value of
+// HASH_CODE: its top 31 bits, never negative. The vectorized kernel and
+// the reference implementation both use it, so they agree.
+func HashCodeFold(h uint64) int32 { return int32(h >> 33) }
+
+// HashCodeValue returns HASH_CODE of the non-NULL canonical value v of
+// type t (the row-at-a-time form of the vectorized kernel).
+func HashCodeValue(v any, t types.Type) (int32, error) {
+	at, err := types.ArrowType(t)
+	if err != nil {
+		return 0, fmt.Errorf("HASH_CODE of %s: %w", t, err)
+	}
+	b := array.NewBuilder(memory.DefaultAllocator, at)
+	defer b.Release()
+	if err := types.AppendValue(b, v, t); err != nil {
+		return 0, fmt.Errorf("HASH_CODE of %s: %w", t, err)
+	}
+	a := b.NewArray()
+	defer a.Release()
+	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "x", Type: at, Nullable: true}}, nil), []arrow.Array{a}, 1)
+	defer rec.Release()
+	var h [1]uint64
+	vectorized.HashColumns(rec, []int{0}, h[:])
+	return HashCodeFold(h[0]), nil
+}
+
+func registerHashCode(r *Registry) {
+	r.Register(&Definition{Name: "HASH_CODE", NullOnNull: true,
+		Infer: func(args []types.Type) (types.Type, []types.Type, error) {
+			if len(args) != 1 {
+				return types.Type{}, nil, arityError("HASH_CODE", len(args))
+			}
+			return types.IntT.WithNullable(args[0].Nullable()), nil, nil
+		},
+		Eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) {
+			return HashCodeValue(a[0], ct.Args[0])
+		},
+		Doc: Doc{Summary: "Internal: a deterministic hash of the value as a non-negative INT; NULL if the value is NULL (the bucket of table.optimizer.distinct-agg.split.enabled is MOD(HASH_CODE(x), bucket-num)).",
+			Args: "value", Example: "HASH_CODE('a')"}})
+}
