@@ -22,7 +22,8 @@ import (
 // the keyed part "windows": the key group of the group key (the GROUP BY
 // columns other than the window; a constant without keys), window_start
 // and window_end (the operator's internal wall-clock milliseconds), the
-// key columns and the partial state of every aggregate call (agg.Merger),
+// key columns and the partial state of every aggregate call (agg.MergerOf:
+// for a DISTINCT call its per-window value sets and the inner state),
 // one record per window in order of window end, then start. Restoring
 // re-creates each window's hash aggregation with the owned keys, in the
 // same group order, so that a fired window emits its rows in the same
@@ -101,7 +102,7 @@ func hashAggMergers(h *HashAggregate) ([]agg.Merger, error) {
 			ms[i] = scriptMerger{sa}
 			continue
 		}
-		m, ok := a.acc.(agg.Merger)
+		m, ok := agg.MergerOf(a.acc)
 		if !ok {
 			return nil, fmt.Errorf("not supported yet: checkpointing %s in a window aggregate", h.calls[i])
 		}

@@ -61,6 +61,11 @@ func (r *aggRun) feedWindow(steps []windowStep) {
 // windowSubtasks splits the rows of steps by the subtask of their key
 // (columns keys) at parallelism p; every instance sees every watermark.
 func windowSubtasks(t *testing.T, keys []int, steps []windowStep, p int) [][]windowStep {
+	return windowSubtasksIn(t, wSchema, keys, steps, p)
+}
+
+// windowSubtasksIn is windowSubtasks over the input schema in.
+func windowSubtasksIn(t *testing.T, in types.Schema, keys []int, steps []windowStep, p int) [][]windowStep {
 	out := make([][]windowStep, p)
 	for _, s := range steps {
 		if s.rows == nil {
@@ -74,7 +79,7 @@ func windowSubtasks(t *testing.T, keys []int, steps []windowStep, p int) [][]win
 		for i, row := range s.rows {
 			cs[i] = change{row: row}
 		}
-		for i, part := range aggSubtasks(t, wSchema, keys, cs, p) {
+		for i, part := range aggSubtasks(t, in, keys, cs, p) {
 			for _, c := range part {
 				parts[i] = append(parts[i], c.row)
 			}
@@ -90,7 +95,8 @@ type windowStateCase struct {
 	name    string
 	out     types.Schema
 	keys    []int
-	ordered bool // the output order is deterministic
+	ordered bool         // the output order is deterministic
+	in      types.Schema // the input schema; nil: wSchema
 	mk      func(t *testing.T) (vectorized.Operator, vectorized.Stateful)
 }
 
@@ -123,6 +129,31 @@ func windowStateCases() []windowStateCase {
 				}})
 		}
 	}
+	// DISTINCT calls: fixed-width (pair set) and string (generic set)
+	// arguments, an order-sensitive float sum, and a non-DISTINCT call.
+	dcalls := []logical.AggCall{
+		{Name: "COUNT", Args: []int{1}, Distinct: true, Filter: -1}, {Name: "SUM", Args: []int{1}, Distinct: true, Filter: -1},
+		{Name: "COUNT", Args: []int{0}, Distinct: true, Filter: -1}, {Name: "SUM", Args: []int{3}, Distinct: true, Filter: -1},
+		{Name: "COUNT", Filter: -1},
+	}
+	dOut := types.Schema{{Name: "cv", Type: types.BigIntT.WithNullable(false)}, {Name: "sv", Type: types.IntT},
+		{Name: "ck", Type: types.BigIntT.WithNullable(false)}, {Name: "sf", Type: types.DoubleT}, {Name: "c", Type: types.BigIntT.WithNullable(false)}}
+	for _, spec := range specs[:2] {
+		for _, k := range []bool{true, false} {
+			keys := []int{0}
+			out := append(append(types.Schema{{Name: "k", Type: types.StringT}}, dOut...), winCols[0], winCols[1])
+			if !k {
+				keys, out = nil, append(append(types.Schema{}, dOut...), winCols[0], winCols[1])
+			}
+			cases = append(cases, windowStateCase{name: fmt.Sprintf("WindowAggregate DISTINCT %s keyed=%v", spec.Kind, k), out: out, keys: keys,
+				ordered: true, in: wdSchema,
+				mk: func(t *testing.T) (vectorized.Operator, vectorized.Stateful) {
+					op, err := NewWindowAggregate(keys, dcalls, spec, wdSchema, mustArrow(t, out))
+					require.NoError(t, err)
+					return op, op
+				}})
+		}
+	}
 	session := logical.WindowSpec{Kind: logical.Session, TimeCol: 2, Size: 2_000, PartitionKeys: []int{0}}
 	sout := append(append(types.Schema{{Name: "k", Type: types.StringT}}, aggOut...), winCols...)
 	cases = append(cases, windowStateCase{name: "SessionWindowAggregate", out: sout, keys: []int{0},
@@ -141,6 +172,32 @@ func windowStateCases() []windowStateCase {
 	return cases
 }
 
+// wdSchema is wSchema with a DOUBLE column "f" (of v) for the DISTINCT cases.
+var wdSchema = append(append(types.Schema{}, wSchema...), types.Field{Name: "f", Type: types.DoubleT})
+
+// input returns the input schema of tc and steps adapted to it.
+func (tc windowStateCase) input(steps []windowStep) (types.Schema, []windowStep) {
+	if tc.in == nil {
+		return wSchema, steps
+	}
+	out := make([]windowStep, len(steps))
+	for i, st := range steps {
+		out[i] = windowStep{wm: st.wm}
+		if st.rows == nil {
+			continue
+		}
+		out[i].rows = make([][]any, len(st.rows))
+		for j, r := range st.rows {
+			var f any
+			if v, ok := r[1].(int32); ok {
+				f = float64(v)/7 + 0.1
+			}
+			out[i].rows[j] = append(append([]any{}, r...), f)
+		}
+	}
+	return tc.in, out
+}
+
 func sortedChanges(cs []change) []string {
 	s := changeStrings(cs)
 	sort.Strings(s)
@@ -151,13 +208,13 @@ func TestWindowStateRestoreEqualsUninterrupted(t *testing.T) {
 	for _, tc := range windowStateCases() {
 		for seed := uint64(1); seed <= 4; seed++ {
 			t.Run(fmt.Sprintf("%s/seed=%d", tc.name, seed), func(t *testing.T) {
-				steps := windowStateSteps(seed, 80)
+				in, steps := tc.input(windowStateSteps(seed, 80))
 				half := len(steps) / 2
 				for half < len(steps) && steps[half-1].rows != nil {
 					half++ // right after a watermark: the restored one decides lateness
 				}
 				op, _ := tc.mk(t)
-				a := newAggRun(t, op, wSchema, tc.out)
+				a := newAggRun(t, op, in, tc.out)
 				a.feedWindow(steps[:half])
 				a.marker(vectorized.CheckpointBarrier)
 				a.feedWindow(steps[half:])
@@ -167,12 +224,12 @@ func TestWindowStateRestoreEqualsUninterrupted(t *testing.T) {
 
 				cp := &aggCheckpoint{}
 				op1, st1 := tc.mk(t)
-				b1 := newAggRun(t, op1, wSchema, tc.out)
+				b1 := newAggRun(t, op1, in, tc.out)
 				b1.feedWindow(steps[:half])
 				b1.snapshot(st1, cp)
 				got := b1.changes(true)
 				op2, st2 := tc.mk(t)
-				b2 := newAggRun(t, op2, wSchema, tc.out)
+				b2 := newAggRun(t, op2, in, tc.out)
 				require.NoError(t, st2.RestoreState(context.Background(), &aggStateReader{cp: cp, parallelism: 1}))
 				b2.feedWindow(steps[half:])
 				b2.marker(vectorized.EndOfInput)
@@ -191,30 +248,30 @@ func TestWindowStateRestoreEqualsUninterrupted(t *testing.T) {
 
 func TestWindowStateRescale(t *testing.T) {
 	for _, tc := range windowStateCases() {
-		if len(tc.keys) == 0 {
+		if len(tc.keys) == 0 && tc.in == nil {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {
-			steps := windowStateSteps(9, 80)
+			in, steps := tc.input(windowStateSteps(9, 80))
 			half := len(steps) / 2
 			op, _ := tc.mk(t)
-			a := newAggRun(t, op, wSchema, tc.out)
+			a := newAggRun(t, op, in, tc.out)
 			a.feedWindow(steps)
 			a.marker(vectorized.EndOfInput)
 			want := sortedChanges(a.changes(true))
 			run := func(from, to int) []string {
 				var all []change
 				cp := &aggCheckpoint{}
-				for _, part := range windowSubtasks(t, tc.keys, steps[:half], from) {
+				for _, part := range windowSubtasksIn(t, in, tc.keys, steps[:half], from) {
 					op, st := tc.mk(t)
-					r := newAggRun(t, op, wSchema, tc.out)
+					r := newAggRun(t, op, in, tc.out)
 					r.feedWindow(part)
 					r.snapshot(st, cp)
 					all = append(all, r.changes(true)...)
 				}
-				for i, part := range windowSubtasks(t, tc.keys, steps[half:], to) {
+				for i, part := range windowSubtasksIn(t, in, tc.keys, steps[half:], to) {
 					op, st := tc.mk(t)
-					r := newAggRun(t, op, wSchema, tc.out)
+					r := newAggRun(t, op, in, tc.out)
 					require.NoError(t, st.RestoreState(context.Background(), &aggStateReader{cp: cp, subtask: i, parallelism: to}))
 					r.feedWindow(part)
 					r.marker(vectorized.EndOfInput)
@@ -228,9 +285,9 @@ func TestWindowStateRescale(t *testing.T) {
 	}
 }
 
-func TestWindowStateUnsupportedDistinct(t *testing.T) {
-	out := types.Schema{{Name: "c", Type: types.BigIntT.WithNullable(false)}, winCols[0], winCols[1]}
-	op, err := NewWindowAggregate(nil, []logical.AggCall{{Name: "COUNT", Args: []int{1}, Distinct: true, Filter: -1}},
+func TestWindowStateUnsupportedCall(t *testing.T) {
+	out := types.Schema{{Name: "l", Type: types.StringT}, winCols[0], winCols[1]}
+	op, err := NewWindowAggregate(nil, []logical.AggCall{{Name: "LISTAGG", Args: []int{0}, Filter: -1}},
 		logical.WindowSpec{Kind: logical.Tumble, TimeCol: 2, Size: 10_000}, wSchema, mustArrow(t, out))
 	require.NoError(t, err)
 	r := newAggRun(t, op, wSchema, out)
