@@ -3,12 +3,10 @@ package function
 import (
 	"fmt"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/tablerun/tablerun/core/types"
-	"github.com/tablerun/tablerun/vectorized"
 )
 
 // HASH_CODE(x) is Flink's internal function that the split of DISTINCT
@@ -17,12 +15,12 @@ import (
 // takes one argument of any type and is NULL on a NULL argument.
 //
 // Differences from Flink: Flink returns Java's hashCode of the value;
-// tablerun returns the top 31 bits of vectorized.HashColumns over the one
+// tablerun returns the top 31 bits of types.HashColumns over the one
 // value (never negative, so MOD(HASH_CODE(x), n) is a bucket in [0, n)).
 // It is deterministic across runs and processes, and values that GROUP BY
 // puts together hash alike (0.0 and -0.0, every NaN).
 
-// HashCodeFold folds a vectorized.HashColumns hash into the INT value of
+// HashCodeFold folds a types.HashColumns hash into the INT value of
 // HASH_CODE: its top 31 bits, never negative. The vectorized kernel and
 // the reference implementation both use it, so they agree.
 func HashCodeFold(h uint64) int32 { return int32(h >> 33) }
@@ -41,10 +39,8 @@ func HashCodeValue(v any, t types.Type) (int32, error) {
 	}
 	a := b.NewArray()
 	defer a.Release()
-	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "x", Type: at, Nullable: true}}, nil), []arrow.Array{a}, 1)
-	defer rec.Release()
 	var h [1]uint64
-	vectorized.HashColumns(rec, []int{0}, h[:])
+	types.HashArray(a, h[:])
 	return HashCodeFold(h[0]), nil
 }
 

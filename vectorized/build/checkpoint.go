@@ -296,7 +296,6 @@ func (r *unaryRunner) restore(ctx context.Context) error {
 	return nil
 }
 
-
 // injector puts a source's barriers into its output.
 type injector struct {
 	ck   *ckState
