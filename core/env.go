@@ -427,12 +427,13 @@ func (e *TableEnvironment) runSinks(ctx context.Context, sinks []*logical.Sink, 
 		envs[i] = e.buildEnv(now)
 		ck, err := e.checkpointSettings(j)
 		if err != nil {
-			j.finish(err)
+			j.cancel(nil)
 			return nil, err
 		}
 		envs[i].Checkpoint = ck
 		envs[i].Drain = j.drain
 	}
+	e.register(j, async)
 	run := func() error {
 		for i, phys := range plans {
 			if err := build.Run(jctx, phys, envs[i], func(vectorized.Batch) error { return nil }); err != nil {

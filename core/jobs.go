@@ -63,6 +63,7 @@ type job struct {
 	done     chan struct{}
 	stopping bool
 	drain    *build.Drainer // ends the sources for STOP JOB … WITH DRAIN
+	async    bool           // submitted to run in the background
 }
 
 // errJobStopped is the cause a stopped job is cancelled with.
@@ -79,16 +80,23 @@ func (e *TableEnvironment) jobRegistry() *jobRegistry {
 	return e.jobs
 }
 
-// newJob registers a job; the caller runs it and calls finish.
+// newJob prepares a job; register lists it once it is submitted, and the
+// caller runs it and calls finish.
 func (e *TableEnvironment) newJob(ctx context.Context, name string) (*job, context.Context) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	j := &job{info: JobInfo{ID: checkpoint.NewJobID(), Name: name, Status: JobRunning, Start: time.Now()},
 		cancel: cancel, done: make(chan struct{}), drain: build.NewDrainer()}
+	return j, ctx
+}
+
+// register lists a submitted job (SHOW JOBS); async marks a job running in
+// the background, which AwaitJobs waits for.
+func (e *TableEnvironment) register(j *job, async bool) {
+	j.async = async
 	r := e.jobRegistry()
 	r.mu.Lock()
 	r.jobs = append(r.jobs, j)
 	r.mu.Unlock()
-	return j, ctx
 }
 
 // finish records the end of a job.
@@ -229,7 +237,8 @@ func (e *TableEnvironment) StopJob(ctx context.Context, id string, savepoint boo
 }
 
 // AwaitJobs waits until every job submitted in the background has ended
-// and returns the first failure.
+// and returns the first failure among them (a job run to its end inside
+// ExecuteSQL reported its failure there).
 func (e *TableEnvironment) AwaitJobs(ctx context.Context) error {
 	r := e.jobRegistry()
 	r.mu.Lock()
@@ -237,6 +246,9 @@ func (e *TableEnvironment) AwaitJobs(ctx context.Context) error {
 	r.mu.Unlock()
 	var first error
 	for _, j := range jobs {
+		if !j.async {
+			continue
+		}
 		select {
 		case <-j.done:
 		case <-ctx.Done():

@@ -135,3 +135,21 @@ func TestStopJobWithDrain(t *testing.T) {
 	_, err := env.ExecuteSQL(context.Background(), "STOP JOB '"+res.JobID()+"' WITH DRAIN")
 	require.ErrorContains(t, err, "not RUNNING")
 }
+
+// TestJobSubmissionErrorsListNoJob: an INSERT that cannot start (here a
+// checkpoint interval without a directory) fails as a statement and leaves
+// no job behind; AwaitJobs only reports background jobs.
+func TestJobSubmissionErrorsListNoJob(t *testing.T) {
+	env := NewTableEnvironment(InStreamingMode())
+	exec(t, env, "CREATE TABLE s (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10')")
+	exec(t, env, "CREATE TABLE p (id BIGINT) WITH ('connector' = 'blackhole')")
+	exec(t, env, "SET 'execution.checkpointing.interval' = '1 s'")
+	_, err := env.ExecuteSQL(context.Background(), "INSERT INTO p SELECT id FROM s")
+	require.ErrorContains(t, err, "no checkpoint directory is configured")
+	require.Empty(t, env.Jobs())
+	exec(t, env, "RESET 'execution.checkpointing.interval'")
+	exec(t, env, "INSERT INTO p SELECT id FROM s")
+	require.Len(t, env.Jobs(), 1)
+	require.Equal(t, JobFinished, env.Jobs()[0].Status)
+	require.NoError(t, env.AwaitJobs(context.Background()))
+}
