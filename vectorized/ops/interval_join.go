@@ -314,13 +314,18 @@ func (j *IntervalJoin) advance(ctx context.Context, now int64, out vectorized.Co
 		return nil
 	}
 	j.now = now
+	expired := false
 	for side, s := range j.sides {
 		if s.minExpiry > now {
 			continue
 		}
+		expired = true
 		if err := j.expire(ctx, side, func(e ijEntry) bool { return j.expiry(side, e.t) <= now }, out); err != nil {
 			return err
 		}
+	}
+	if expired {
+		return j.compactKeys() // interval_join_compact.go
 	}
 	return nil
 }

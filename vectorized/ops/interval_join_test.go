@@ -208,3 +208,34 @@ func TestIntervalJoinProcessingTime(t *testing.T) {
 	got = runTwoInput(t, op, [2]types.Schema{s, s}, out, []ijStep{ijRow(0, int32(2), 7, "b"), ijEnd(0), ijEnd(1)})
 	require.Equal(t, []string{"+I[2 7000000 b <nil> <nil> <nil>]", "end"}, got)
 }
+
+// TestIntervalJoinCompactsKeys joins rows of ever-new keys: the key table
+// stays bounded as rows expire, and the output equals a run without
+// compaction.
+func TestIntervalJoinCompactsKeys(t *testing.T) {
+	ts := types.TimestampOf(3)
+	s := types.Schema{{Name: "k", Type: types.IntT}, {Name: "t", Type: ts}, {Name: "v", Type: types.StringT}}
+	out := append(append(types.Schema{}, s...), s...)
+	run := func(minKeys int) ([]string, int) {
+		saved := ijCompactMinKeys
+		ijCompactMinKeys = minKeys
+		defer func() { ijCompactMinKeys = saved }()
+		op := NewIntervalJoin(IntervalJoinSpec{Kind: logical.FullJoin, LeftKeys: []int{0}, RightKeys: []int{0},
+			Left: s, Right: s, Out: out, RowTime: true, LowerBound: -1000, UpperBound: 1000, LeftTime: 1, RightTime: 1})
+		require.NoError(t, op.Open(context.Background()))
+		var steps []ijStep
+		for i := range 3000 {
+			sec := float64(i) / 4
+			// key i/3: each key has a few rows, then never comes back
+			steps = append(steps, ijRow(i%2, int32(i/3), sec, fmt.Sprint(i)), ijWM(0, sec-2), ijWM(1, sec-2))
+		}
+		steps = append(steps, ijEnd(0), ijEnd(1))
+		got := runTwoInput(t, op, [2]types.Schema{s, s}, out, steps)
+		return got, op.table.Len()
+	}
+	want, keysWithout := run(1 << 30)
+	got, keysWith := run(8)
+	require.Equal(t, want, got)
+	require.Equal(t, 1000, keysWithout)
+	require.Less(t, keysWith, 50, "the key table is compacted as rows expire")
+}
