@@ -138,14 +138,7 @@ func (j *IntervalJoin) Open(context.Context) error {
 		s.keyBuf = make([]arrow.Array, len(s.keys))
 	}
 	if len(j.spec.LeftKeys) > 0 {
-		kts := make([]arrow.DataType, len(j.spec.LeftKeys))
-		for i, k := range j.spec.LeftKeys {
-			kts[i] = j.sides[0].types[k]
-			if rt := j.sides[1].types[j.spec.RightKeys[i]]; !arrow.TypeEqual(kts[i], rt) {
-				return fmt.Errorf("internal: join key %d is %s on the left and %s on the right", i, kts[i], rt)
-			}
-		}
-		if j.table, err = agg.NewGroupTable(kts); err != nil {
+		if j.table, err = joinKeyTable(j.sides[0].types, j.sides[1].types, j.spec.LeftKeys, j.spec.RightKeys); err != nil {
 			return err
 		}
 	} else {

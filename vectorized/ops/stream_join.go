@@ -130,14 +130,7 @@ func (j *StreamJoin) Open(context.Context) error {
 		s.keyBuf = make([]arrow.Array, len(s.keys))
 	}
 	if len(j.spec.LeftKeys) > 0 {
-		kts := make([]arrow.DataType, len(j.spec.LeftKeys))
-		for i, k := range j.spec.LeftKeys {
-			kts[i] = j.sides[0].types[k]
-			if rt := j.sides[1].types[j.spec.RightKeys[i]]; !arrow.TypeEqual(kts[i], rt) {
-				return fmt.Errorf("internal: join key %d is %s on the left and %s on the right", i, kts[i], rt)
-			}
-		}
-		if j.table, err = agg.NewGroupTable(kts); err != nil {
+		if j.table, err = joinKeyTable(j.sides[0].types, j.sides[1].types, j.spec.LeftKeys, j.spec.RightKeys); err != nil {
 			return err
 		}
 	} else {
@@ -515,4 +508,17 @@ func (j *StreamJoin) Close() error {
 	}
 	j.table = nil
 	return nil
+}
+
+// joinKeyTable returns the group table of a two-sided join's equality
+// keys (the sides' key columns must have the same Arrow types).
+func joinKeyTable(left, right []arrow.DataType, leftKeys, rightKeys []int) (agg.GroupTable, error) {
+	kts := make([]arrow.DataType, len(leftKeys))
+	for i, k := range leftKeys {
+		kts[i] = left[k]
+		if rt := right[rightKeys[i]]; !arrow.TypeEqual(kts[i], rt) {
+			return nil, fmt.Errorf("internal: join key %d is %s on the left and %s on the right", i, kts[i], rt)
+		}
+	}
+	return agg.NewGroupTable(kts)
 }

@@ -115,18 +115,12 @@ func (j *TemporalJoin) Open(context.Context) error {
 			*side.dst = append(*side.dst, t)
 		}
 	}
-	kts := make([]arrow.DataType, len(s.LeftKeys))
 	for i, k := range s.LeftKeys {
-		rk := s.RightKeys[i]
-		if k < 0 || k >= len(s.Left) || rk < 0 || rk >= len(s.Right) {
+		if rk := s.RightKeys[i]; k < 0 || k >= len(s.Left) || rk < 0 || rk >= len(s.Right) {
 			return fmt.Errorf("internal: temporal join key %d out of range", i)
 		}
-		if !arrow.TypeEqual(j.ltypes[k], j.rtypes[rk]) {
-			return fmt.Errorf("internal: temporal join key %d is %s on the left and %s on the right", i, j.ltypes[k], j.rtypes[rk])
-		}
-		kts[i] = j.ltypes[k]
 	}
-	j.table, err = agg.NewGroupTable(kts)
+	j.table, err = joinKeyTable(j.ltypes, j.rtypes, s.LeftKeys, s.RightKeys) // stream_join.go
 	return err
 }
 
