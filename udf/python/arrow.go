@@ -21,6 +21,30 @@ type chunkBufs struct {
 	tup  py.Tuple
 }
 
+// columns converts the argument columns of a chunk of n rows into the
+// buffers' Python values (one column per argument, typed by params).
+func (b *chunkBufs) columns(args []udf.ArrowArg, params []types.Type, n int, loc *time.Location) ([][]py.Object, error) {
+	if cap(b.cols) < len(args) {
+		b.cols = make([][]py.Object, len(args))
+	}
+	b.cols = b.cols[:len(args)]
+	for i, a := range args {
+		var err error
+		if b.cols[i], err = pyColumn(b.cols[i], a, params[i], n, loc); err != nil {
+			return nil, err
+		}
+	}
+	return b.cols, nil
+}
+
+// clear drops the references of the last chunk's n values (so the
+// interpreter's buffers do not keep them alive).
+func (b *chunkBufs) clear(n int) {
+	for i := range b.cols {
+		clear(b.cols[i][:n])
+	}
+}
+
 var _ udf.ArrowFunc = (*program)(nil)
 
 // CallArrow implements udf.ArrowFunc: each argument column is converted to
@@ -47,20 +71,11 @@ func (p *program) CallArrow(ctx *function.EvalContext, args []udf.ArrowArg, n in
 	defer p.pool.Put(it)
 	buf := &it.chunk
 	loc := locOf(ctx)
-	if cap(buf.cols) < len(args) {
-		buf.cols = make([][]py.Object, len(args))
+	cols, err := buf.columns(args, p.params, n, loc)
+	if err != nil {
+		return err
 	}
-	cols := buf.cols[:len(args)]
-	for i, a := range args {
-		if cols[i], err = pyColumn(cols[i], a, p.params[i], n, loc); err != nil {
-			return err
-		}
-	}
-	defer func() {
-		for i := range cols {
-			clear(cols[i][:n])
-		}
-	}()
+	defer buf.clear(n)
 	if cap(buf.tup) < len(args) {
 		buf.tup = make(py.Tuple, len(args))
 	}
@@ -294,20 +309,11 @@ func (t *tableFunc) RowsArrow(ctx *function.EvalContext, args []udf.ArrowArg, n 
 	defer p.pool.Put(it)
 	buf := &it.chunk
 	loc := locOf(ctx)
-	if cap(buf.cols) < len(args) {
-		buf.cols = make([][]py.Object, len(args))
+	cols, err := buf.columns(args, p.params, n, loc)
+	if err != nil {
+		return err
 	}
-	cols := buf.cols[:len(args)]
-	for i, a := range args {
-		if cols[i], err = pyColumn(cols[i], a, p.params[i], n, loc); err != nil {
-			return err
-		}
-	}
-	defer func() {
-		for i := range cols {
-			clear(cols[i][:n])
-		}
-	}()
+	defer buf.clear(n)
 	for r := 0; r < n; r++ {
 		// a generator keeps its argument tuple: a fresh one per row
 		tup := make(py.Tuple, len(cols))
