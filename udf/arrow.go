@@ -1,6 +1,7 @@
 package udf
 
 import (
+	"fmt"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -112,4 +113,23 @@ type TableChunkFunc interface {
 	// Spec.Returns; emit must copy row to keep it). An error from emit
 	// stops the iteration and is returned.
 	RowsArrow(ctx *function.EvalContext, args []ArrowArg, n int, emit func(r int, row []any) error) error
+}
+
+// PrepareArrowCall starts a chunk call of a script function (lang names
+// the runtime in messages): it checks the arity and, for a NULL-on-NULL
+// function, marks the rows with a NULL argument in skip; done is true when
+// every row has one, and out then holds n NULLs.
+func PrepareArrowCall(lang, name string, args []ArrowArg, params, n int, nullOnNull bool, out array.Builder) (skip []bool, done bool, err error) {
+	if len(args) != params {
+		return nil, false, fmt.Errorf("internal: %s function '%s' called with %d arguments, want %d", lang, name, len(args), params)
+	}
+	if !nullOnNull {
+		return nil, false, nil
+	}
+	skip, all := NullRows(args, n)
+	if all {
+		out.AppendNulls(n)
+		return nil, true, nil
+	}
+	return skip, false, nil
 }

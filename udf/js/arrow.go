@@ -20,16 +20,9 @@ var _ udf.ArrowFunc = (*program)(nil)
 // appender chosen once for the result type.
 func (p *program) CallArrow(ctx *function.EvalContext, args []udf.ArrowArg, n int, nullOnNull bool, out array.Builder) error {
 	ctx = evalCtx(ctx)
-	if len(args) != len(p.params) {
-		return fmt.Errorf("internal: JavaScript function '%s' called with %d arguments, want %d", p.spec.Name, len(args), len(p.params))
-	}
-	var skip []bool
-	if nullOnNull {
-		var all bool
-		if skip, all = udf.NullRows(args, n); all {
-			out.AppendNulls(n)
-			return nil
-		}
+	skip, done, err := udf.PrepareArrowCall("JavaScript", p.spec.Name, args, len(p.params), n, nullOnNull, out)
+	if err != nil || done {
+		return err
 	}
 	it, err := p.pool.Get()
 	if err != nil {
