@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -94,7 +95,7 @@ type Config struct {
 // Main runs `tablerun bench <args>` and returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "nexmark" {
-		fmt.Fprintln(stderr, "usage: tablerun bench nexmark --query qN [--events N] [--runs N] [-D key=value ...] [--matrix 'k=v1,v2;k2=a,b'] [--chart out.svg] [--queries-dir DIR] [--latency-every N]")
+		fmt.Fprintln(stderr, "usage: tablerun bench nexmark --query qN [--events N] [--runs N] [-D key=value ...] [--matrix 'k=v1,v2;k2=a,b'] [--chart out.svg] [--queries-dir DIR] [--latency-every N] [--cpuprofile FILE]")
 		return 2
 	}
 	fs := flag.NewFlagSet("tablerun bench nexmark", flag.ContinueOnError)
@@ -106,6 +107,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	matrix := fs.String("matrix", "", "grid of options: 'key=v1,v2;key2=a,b'")
 	chart := fs.String("chart", "", "write an SVG bar chart of events/s per core to this file (matrix form)")
 	every := fs.Int("latency-every", 1, "sample the latency of every Nth source batch")
+	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the measured runs to this file (go tool pprof)")
 	var defs multiFlag
 	fs.Var(&defs, "D", "session option key=value (repeatable)")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -140,6 +142,19 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		fmt.Fprintf(stdout, "common options: %s\n", strings.Join(optionStrings(common), " "))
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "bench nexmark: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "bench nexmark: cpu profile: %v\n", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var results []Result
 	for _, combo := range grid {
