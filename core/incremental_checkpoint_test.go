@@ -67,24 +67,28 @@ func upsertMaterialize(t *testing.T, out string) []string {
 // latest checkpoint — a chain of a full snapshot and deltas — at
 // parallelism 2, and compares the final result with an uninterrupted run.
 func TestIncrementalCheckpointsRestoreGroupBy(t *testing.T) {
+	twoPhase := []string{
+		"SET 'table.exec.mini-batch.enabled' = 'true'",
+		"SET 'table.exec.mini-batch.allow-latency' = '5 ms'",
+		"SET 'table.exec.mini-batch.size' = '500'",
+		"SET 'table.optimizer.agg-phase-strategy' = 'TWO_PHASE'",
+	}
 	tests := []struct {
 		name string
 		opts []string
+		sum  string
 	}{
-		{"per record", nil},
-		{"mini-batch two-phase", []string{
-			"SET 'table.exec.mini-batch.enabled' = 'true'",
-			"SET 'table.exec.mini-batch.allow-latency' = '5 ms'",
-			"SET 'table.exec.mini-batch.size' = '500'",
-			"SET 'table.optimizer.agg-phase-strategy' = 'TWO_PHASE'",
-		}},
+		{"per record", nil, "SUM"},
+		{"mini-batch two-phase", twoPhase, "SUM"},
+		// the global phase's state holds exported script accumulators
+		{"mini-batch two-phase, user-defined aggregate", append([]string{isumMergeJS}, twoPhase...), "isum"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { testIncrementalGroupBy(t, tc.opts) })
+		t.Run(tc.name, func(t *testing.T) { testIncrementalGroupBy(t, tc.opts, tc.sum) })
 	}
 }
 
-func testIncrementalGroupBy(t *testing.T, opts []string) {
+func testIncrementalGroupBy(t *testing.T, opts []string, sum string) {
 	dir := t.TempDir()
 	tables := []string{
 		`CREATE TABLE src (id BIGINT, k AS MOD(id * 7919, 4000)) WITH ('connector' = 'datagen',
@@ -93,7 +97,7 @@ func testIncrementalGroupBy(t *testing.T, opts []string) {
 		`CREATE TABLE snk (c BIGINT, n BIGINT, s BIGINT) WITH ('connector' = 'print')`,
 	}
 	tables = append(tables, opts...)
-	insert := `INSERT INTO snk SELECT c, COUNT(*), SUM(s) FROM (SELECT k, COUNT(*) AS c, SUM(id) AS s FROM src GROUP BY k) GROUP BY c`
+	insert := `INSERT INTO snk SELECT c, COUNT(*), SUM(s) FROM (SELECT k, COUNT(*) AS c, ` + sum + `(id) AS s FROM src GROUP BY k) GROUP BY c`
 
 	ref := NewTableEnvironment(InStreamingMode())
 	refOut := &lockedBuffer{}

@@ -174,6 +174,9 @@ var (
 // Register associates an implementation (TableFunc, AggregateFunc,
 // BatchFunc) with a definition. Runtimes call it from Compile.
 func Register(def *function.Definition, impl any) {
+	if a, ok := impl.(AggregateFunc); ok {
+		def.Mergeable = a.CanMerge()
+	}
 	implMu.Lock()
 	impls[def] = impl
 	implMu.Unlock()

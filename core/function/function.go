@@ -81,6 +81,11 @@ type Definition struct {
 	Nondeterministic bool
 	// Doc is the documentation record shown by SHOW/DESCRIBE FUNCTION.
 	Doc Doc
+	// Mergeable marks a user-defined aggregate function whose partial
+	// accumulators merge (it defines merge): it may run in two phases
+	// (LocalGroupAggregate → GlobalGroupAggregate), as Flink's rule for
+	// AggregateFunction#merge.
+	Mergeable bool
 }
 
 // Registry maps case-insensitive names to definitions.

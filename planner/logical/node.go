@@ -64,6 +64,9 @@ type AggCall struct {
 	Filter   int // input column index of the BOOLEAN filter, or -1
 	T        types.Type
 	Alias    string // output column name
+	// User marks a user-defined aggregate function (Name is its registry
+	// key); Mergeable that its accumulators merge (two-phase capable).
+	User, Mergeable bool
 }
 
 // String prints the call as Flink's plans do: "SUM($1)", "COUNT(DISTINCT $0)".

@@ -108,7 +108,8 @@ func describeBatchTwoPhase(n Node) (string, bool) {
 // ApplyBatchAggPhase splits the grouped HashAggregates of a batch plan
 // into LocalHashAggregate → Exchange → HashAggregate(isMerge=[true]) when
 // phase (table.optimizer.agg-phase-strategy) is TWO_PHASE and every call
-// can split (COUNT, SUM, AVG, MIN, MAX, not DISTINCT). AUTO and ONE_PHASE
+// can split (COUNT, SUM, AVG, MIN, MAX, user-defined with merge; not
+// DISTINCT). AUTO and ONE_PHASE
 // keep one phase (Flink's AUTO decides by cost; tablerun has no cost model
 // for it), and so do aggregates without GROUP BY (their empty-input row).
 func ApplyBatchAggPhase(n Node, phase string) Node {

@@ -171,7 +171,11 @@ func describeMiniBatch(n Node) (string, bool) {
 			if len(names) > 1 {
 				arg = "(" + strings.Join(names, ", ") + ")"
 			}
-			sel = append(sel, strings.ToUpper(a.Name)+"("+arg+") AS "+a.Alias)
+			name := strings.ToUpper(a.Name)
+			if a.User {
+				name = a.Name
+			}
+			sel = append(sel, name+"("+arg+") AS "+a.Alias)
 		}
 		return aggAttrs(keys, sel), true
 	}
@@ -202,6 +206,12 @@ func aggAttrs(keys, sel []string) string {
 // stateKinds names the accumulator fields of a splittable call as Flink
 // does (count1 for COUNT(*), count, sum, (sum, count) for AVG, min, max).
 func stateKinds(a logical.AggCall) []string {
+	if a.User {
+		// a user-defined function's accumulator, named after it (the last
+		// part of its identifier) as Flink names the buffer of an
+		// AggregateFunction
+		return []string{a.Name[strings.LastIndex(a.Name, ".")+1:]}
+	}
 	switch strings.ToUpper(a.Name) {
 	case "COUNT":
 		if len(a.Args) == 0 {
@@ -226,6 +236,11 @@ func stateKinds(a logical.AggCall) []string {
 func stateTypes(a logical.AggCall, in types.Schema) ([]types.Type, bool) {
 	if a.Distinct {
 		return nil, false
+	}
+	if a.User {
+		// a user-defined aggregate splits when its accumulators merge: the
+		// partial state is the exported accumulator (NULL: no row yet)
+		return []types.Type{types.BytesT}, a.Mergeable
 	}
 	bigint := types.Type{Kind: types.BigInt, NotNull: true}
 	name := strings.ToUpper(a.Name)
@@ -347,7 +362,8 @@ func twoPhase(g *GroupAggregate, in Node, o MiniBatchOptions) Node {
 // LocalGroupAggregate over src and a GlobalGroupAggregate over an Exchange
 // (hash of the group columns, single without) of the local's output. ok
 // is false when it cannot split: an updating input, a call that is not
-// COUNT, SUM, AVG, MIN or MAX, or a DISTINCT call. SELECT DISTINCT (keys,
+// COUNT, SUM, AVG, MIN, MAX or a user-defined aggregate that defines
+// merge, or a DISTINCT call. SELECT DISTINCT (keys,
 // no calls) splits too.
 func SplitGroupAggregate(g *GroupAggregate, src Node) (local *LocalGroupAggregate, global *GlobalGroupAggregate, ok bool) {
 	if len(g.Aggs)+len(g.GroupKeys) == 0 || !src.Mode().IsInsertOnly() {

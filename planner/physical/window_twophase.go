@@ -226,7 +226,7 @@ func twoPhaseWindow(w *WindowAggregate, o MiniBatchOptions) Node {
 // when it cannot split, as Flink's rule: a processing-time or SESSION
 // window, an updating input, or a call that is not COUNT, SUM, AVG, MIN or
 // MAX, or is DISTINCT (tablerun's deviation: Flink merges DISTINCT window
-// aggregates too).
+// aggregates and user-defined ones with merge too).
 func SplitWindowAggregate(w *WindowAggregate, src Node, size int64) (local *LocalWindowAggregate, global *GlobalWindowAggregate, ok bool) {
 	if w.Window.Proctime || w.Window.Kind == logical.Session || !src.Mode().IsInsertOnly() {
 		return nil, nil, false
@@ -243,7 +243,9 @@ func SplitWindowAggregate(w *WindowAggregate, src Node, size int64) (local *Loca
 	idx := 0
 	for _, a := range w.Aggs {
 		ts, ok := stateTypes(a, in)
-		if !ok {
+		if !ok || a.User {
+			// user-defined aggregates: one phase (a window keeps one
+			// accumulator set per window; no script instance per window)
 			return nil, nil, false
 		}
 		var cols []int

@@ -35,11 +35,12 @@ func (b *builder) buildMiniBatch(n physical.Node, ch []runner, out *arrow.Schema
 			if err != nil {
 				return nil, true, err
 			}
-			return unary(&fusedOp{
-				first: ops.NewLocalGroupAggregate(local.GroupKeys, local.Aggs, n.Input.Schema(), lo, n.MiniBatchSize),
-				second: ops.NewGlobalGroupAggregate(global.GroupKeys, global.Aggs, global.StateCols, global.LocalIn, lo, out,
-					ops.GroupAggregateOptions{StateTTL: b.env.StateTTL}, 0),
-			})
+			lop := ops.NewLocalGroupAggregate(local.GroupKeys, local.Aggs, n.Input.Schema(), lo, n.MiniBatchSize)
+			lop.SetFunctions(b.env.Functions, b.env.Eval) // user-defined aggregates with merge
+			gop := ops.NewGlobalGroupAggregate(global.GroupKeys, global.Aggs, global.StateCols, global.LocalIn, lo, out,
+				ops.GroupAggregateOptions{StateTTL: b.env.StateTTL}, 0)
+			gop.SetFunctions(b.env.Functions, b.env.Eval)
+			return unary(&fusedOp{first: lop, second: gop})
 		}
 		mb := ops.NewMiniBatchGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, ops.GroupAggregateOptions{
 			Retract:  n.NeedRetraction(),
@@ -48,14 +49,18 @@ func (b *builder) buildMiniBatch(n physical.Node, ch []runner, out *arrow.Schema
 		mb.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates (ops/script_agg_stream.go)
 		return unary(mb)
 	case *physical.LocalGroupAggregate:
-		return unary(ops.NewLocalGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, 0))
+		op := ops.NewLocalGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, 0)
+		op.SetFunctions(b.env.Functions, b.env.Eval) // user-defined aggregates with merge
+		return unary(op)
 	case *physical.GlobalGroupAggregate:
 		in, err := types.ArrowSchema(n.Input.Schema())
 		if err != nil {
 			return nil, true, err
 		}
-		return unary(ops.NewGlobalGroupAggregate(n.GroupKeys, n.Aggs, n.StateCols, n.LocalIn, in, out,
-			ops.GroupAggregateOptions{StateTTL: b.env.StateTTL}, 0))
+		op := ops.NewGlobalGroupAggregate(n.GroupKeys, n.Aggs, n.StateCols, n.LocalIn, in, out,
+			ops.GroupAggregateOptions{StateTTL: b.env.StateTTL}, 0)
+		op.SetFunctions(b.env.Functions, b.env.Eval)
+		return unary(op)
 	}
 	return nil, false, nil
 }

@@ -40,13 +40,16 @@ func (b *builder) buildWindowTwoPhase(n physical.Node, ch []runner, out *arrow.S
 		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
 	case *physical.LocalHashAggregate:
 		// batch: the partial states of 64 Ki rows at a time
-		return &unaryRunner{name: name, op: ops.NewLocalGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, 1<<16), child: ch[0]}, true, nil
+		op := ops.NewLocalGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, 1<<16)
+		op.SetFunctions(b.env.Functions, b.env.Eval) // user-defined aggregates with merge
+		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
 	case *physical.MergeHashAggregate:
 		in, err := types.ArrowSchema(n.Input.Schema())
 		if err != nil {
 			return nil, true, fmt.Errorf("%s: %w", name, err)
 		}
 		op := ops.NewGlobalGroupAggregate(n.GroupKeys, n.Aggs, n.StateCols, n.LocalIn, in, out, ops.GroupAggregateOptions{}, 0)
+		op.SetFunctions(b.env.Functions, b.env.Eval)
 		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
 	}
 	return nil, false, nil

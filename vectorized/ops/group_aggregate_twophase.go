@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/tablerun/tablerun/core/changelog"
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
 	"github.com/tablerun/tablerun/vectorized"
@@ -22,12 +23,48 @@ import (
 
 // newMergers makes one Merger per call over input in and checks that the
 // state columns of schema stateOut, starting at column first, have their
-// types.
-func newMergers(calls []logical.AggCall, in types.Schema, stateOut *arrow.Schema, first int) ([]agg.Merger, [][]int, error) {
+// types. Calls of user-defined aggregates become script accumulators
+// through sf (their state: the exported accumulator); a script
+// accumulator of reuse (the previous bundle's) is emptied and kept with
+// its interpreter.
+func newMergers(calls []logical.AggCall, in types.Schema, stateOut *arrow.Schema, first int, sf scriptFuncs, reuse []agg.Merger) (_ []agg.Merger, _ [][]int, err error) {
 	accs := make([]agg.Merger, len(calls))
 	cols := make([][]int, len(calls))
+	defer func() {
+		if err != nil {
+			closeMergers(accs)
+		}
+	}()
 	col := first
 	for i, c := range calls {
+		if c.User {
+			if i < len(reuse) {
+				if sa, ok := reuse[i].(*scriptAccumulator); ok && sa.inst != nil {
+					sa.resetGroups()
+					accs[i], reuse[i] = sa, nil
+				}
+			}
+			if accs[i] == nil {
+				sa, ok, err := sf.accumulator(c, in)
+				if err != nil {
+					return nil, nil, err
+				}
+				if !ok {
+					return nil, nil, fmt.Errorf("internal: no script implementation of the aggregate function '%s'", c.Name)
+				}
+				if !sa.canMerge || sa.distinct != nil {
+					sa.close()
+					return nil, nil, fmt.Errorf("internal: %s cannot split into local and global phases", c)
+				}
+				accs[i] = sa
+			}
+			if col >= stateOut.NumFields() || stateOut.Field(col).Type.ID() != arrow.BINARY {
+				return nil, nil, fmt.Errorf("internal: state column %d of %s is not BINARY", col, c)
+			}
+			cols[i] = []int{col}
+			col++
+			continue
+		}
 		argTypes := make([]arrow.DataType, len(c.Args))
 		for j, a := range c.Args {
 			if a < 0 || a >= len(in) {
@@ -59,6 +96,29 @@ func newMergers(calls []logical.AggCall, in types.Schema, stateOut *arrow.Schema
 	return accs, cols, nil
 }
 
+// closeMergers returns the interpreters of the script accumulators among
+// accs.
+func closeMergers(accs []agg.Merger) {
+	for _, a := range accs {
+		if sa, ok := a.(*scriptAccumulator); ok {
+			sa.close()
+		}
+	}
+}
+
+// SetFunctions gives the local aggregate the session's function registry,
+// where it finds user-defined (script) aggregate functions by their call
+// name, and the evaluation context passed to them. Call before Open.
+func (l *LocalGroupAggregate) SetFunctions(reg *function.Registry, ectx *function.EvalContext) {
+	l.scripts = scriptFuncs{reg: reg, ectx: ectx}
+}
+
+// SetFunctions gives the global aggregate the session's function
+// registry for user-defined aggregate functions. Call before Open.
+func (g *GlobalGroupAggregate) SetFunctions(reg *function.Registry, ectx *function.EvalContext) {
+	g.scripts = scriptFuncs{reg: reg, ectx: ectx}
+}
+
 // LocalGroupAggregate is the local phase: per bundle, partial state per
 // group.
 type LocalGroupAggregate struct {
@@ -68,12 +128,13 @@ type LocalGroupAggregate struct {
 	out       *arrow.Schema
 	size      int64
 
-	table  agg.GroupTable
-	accs   []agg.Merger
-	rows   int64
-	ids    []uint32
-	keyBuf []arrow.Array
-	argBuf [][]arrow.Array
+	table   agg.GroupTable
+	accs    []agg.Merger
+	scripts scriptFuncs // user-defined aggregates (script_agg.go)
+	rows    int64
+	ids     []uint32
+	keyBuf  []arrow.Array
+	argBuf  [][]arrow.Array
 }
 
 var _ vectorized.Operator = (*LocalGroupAggregate)(nil)
@@ -117,10 +178,11 @@ func (l *LocalGroupAggregate) reset() error {
 		}
 		l.table = t
 	}
-	accs, _, err := newMergers(l.calls, l.in, l.out, len(l.groupKeys))
+	accs, _, err := newMergers(l.calls, l.in, l.out, len(l.groupKeys), l.scripts, l.accs)
 	if err != nil {
 		return err
 	}
+	closeMergers(l.accs) // what was not reused
 	l.accs = accs
 	l.rows = 0
 	return nil
@@ -225,6 +287,7 @@ func (l *LocalGroupAggregate) OnMarker(ctx context.Context, mk vectorized.Marker
 
 // Close implements vectorized.Operator.
 func (l *LocalGroupAggregate) Close() error {
+	closeMergers(l.accs)
 	l.table, l.accs = nil, nil
 	return nil
 }
@@ -243,6 +306,7 @@ type GlobalGroupAggregate struct {
 
 	table   agg.GroupTable
 	accs    []agg.Merger
+	scripts scriptFuncs // user-defined aggregates (script_agg.go)
 	nGroups int
 	prev    []arrow.Array // every group's results after the last bundle
 	ids     []uint32
@@ -283,12 +347,13 @@ func (g *GlobalGroupAggregate) Open(context.Context) error {
 		g.keyBuf = make([]arrow.Array, len(g.groupKeys))
 	}
 	first := len(g.groupKeys)
-	accs, cols, err := newMergers(g.calls, g.localIn, g.in, first)
+	accs, cols, err := newMergers(g.calls, g.localIn, g.in, first, g.scripts, nil)
 	if err != nil {
 		return err
 	}
 	for i := range cols {
 		if fmt.Sprint(cols[i]) != fmt.Sprint(g.stateCols[i]) {
+			closeMergers(accs)
 			return fmt.Errorf("internal: state columns %v of %s, want %v", g.stateCols[i], g.calls[i], cols[i])
 		}
 	}
@@ -448,6 +513,7 @@ func (g *GlobalGroupAggregate) Close() error {
 	for _, p := range g.prev {
 		p.Release()
 	}
+	closeMergers(g.accs)
 	g.prev, g.table, g.accs, g.buf = nil, nil, nil, bundleBuffer{}
 	return nil
 }

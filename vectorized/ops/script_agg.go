@@ -42,10 +42,25 @@ func (h *HashAggregate) SetFunctions(reg *function.Registry, ectx *function.Eval
 // aggregate function; ok is false when c names no script aggregate (a
 // built-in).
 func (h *HashAggregate) scriptAccumulator(c logical.AggCall, result arrow.DataType) (acc agg.Accumulator, ok bool, err error) {
-	if h.scripts.reg == nil {
+	sa, ok, err := h.scripts.accumulator(c, h.in)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	if dt, err := types.ArrowType(c.T); err != nil || !arrow.TypeEqual(dt, result) {
+		sa.close()
+		return nil, true, fmt.Errorf("internal: script aggregate %s of type %s for an output column of %s", c.Name, c.T, result)
+	}
+	return sa, true, nil
+}
+
+// accumulator returns the accumulator of a call of a script aggregate
+// function over input in, with its own interpreter (close it); ok is
+// false when c names no script aggregate in the registry (a built-in).
+func (sf scriptFuncs) accumulator(c logical.AggCall, in types.Schema) (*scriptAccumulator, bool, error) {
+	if sf.reg == nil {
 		return nil, false, nil
 	}
-	def, found := h.scripts.reg.Lookup(c.Name)
+	def, found := sf.reg.Lookup(c.Name)
 	if !found || def.Kind != function.Aggregate {
 		return nil, false, nil
 	}
@@ -55,20 +70,16 @@ func (h *HashAggregate) scriptAccumulator(c logical.AggCall, result arrow.DataTy
 	}
 	argTypes := make([]types.Type, len(c.Args))
 	for j, a := range c.Args {
-		if a < 0 || a >= len(h.in) {
+		if a < 0 || a >= len(in) {
 			return nil, true, fmt.Errorf("internal: aggregate input column $%d out of range", a)
 		}
-		argTypes[j] = h.in[a].Type
+		argTypes[j] = in[a].Type
 	}
-	rt := c.T
-	if dt, err := types.ArrowType(rt); err != nil || !arrow.TypeEqual(dt, result) {
-		return nil, true, fmt.Errorf("internal: script aggregate %s of type %s for an output column of %s", c.Name, rt, result)
-	}
-	inst, err := af.NewInstance(h.scripts.ectx)
+	inst, err := af.NewInstance(sf.ectx)
 	if err != nil {
 		return nil, true, err
 	}
-	sa := &scriptAccumulator{name: c.Name, inst: inst, argTypes: argTypes, result: rt, canMerge: af.CanMerge()}
+	sa := &scriptAccumulator{name: c.Name, inst: inst, argTypes: argTypes, result: c.T, canMerge: af.CanMerge()}
 	if c.Distinct {
 		sa.distinct = &distinctSeen{}
 	}
@@ -100,6 +111,11 @@ type scriptAccumulator struct {
 	// distinct, for a DISTINCT call, holds the argument rows each group
 	// has seen (script_agg_distinct.go).
 	distinct *distinctSeen
+	// evals caches Evaluate: get_value of group g, current where
+	// evalOK[g] (a streaming global aggregate evaluates every group per
+	// bundle, and only the bundle's groups changed).
+	evals  []any
+	evalOK []bool
 }
 
 var _ agg.Accumulator = (*scriptAccumulator)(nil)
@@ -114,9 +130,14 @@ func (s *scriptAccumulator) Resize(n int) {
 	}
 }
 
+// group returns group g's accumulator, created on first use, for a change:
+// its cached result is dropped.
 func (s *scriptAccumulator) group(g uint32) (udf.Acc, error) {
 	if int(g) >= len(s.accs) {
 		return nil, fmt.Errorf("internal: group %d of %d", g, len(s.accs))
+	}
+	if int(g) < len(s.evalOK) {
+		s.evalOK[g] = false
 	}
 	if s.accs[g] == nil {
 		a, err := s.inst.CreateAccumulator()
@@ -162,9 +183,16 @@ func (s *scriptAccumulator) Update(groupIDs []uint32, args []arrow.Array, filter
 // Evaluate implements agg.Accumulator: get_value of every group (of a
 // fresh accumulator for a group without rows, as the global aggregate of
 // an empty input).
+// Only the groups changed since the last Evaluate call get_value again.
 func (s *scriptAccumulator) Evaluate(mem memory.Allocator) (arrow.Array, error) {
-	out := make([]any, len(s.accs))
+	if n := len(s.accs); len(s.evals) < n {
+		s.evals = append(s.evals, make([]any, n-len(s.evals))...)
+		s.evalOK = append(s.evalOK, make([]bool, n-len(s.evalOK))...)
+	}
 	for g := range s.accs {
+		if s.evalOK[g] {
+			continue
+		}
 		acc, err := s.group(uint32(g))
 		if err != nil {
 			return nil, err
@@ -173,9 +201,21 @@ func (s *scriptAccumulator) Evaluate(mem memory.Allocator) (arrow.Array, error) 
 		if err != nil {
 			return nil, err
 		}
-		out[g] = v
+		s.evals[g], s.evalOK[g] = v, true
 	}
-	return types.BuildArray(mem, s.result, out)
+	return types.BuildArray(mem, s.result, s.evals[:len(s.accs)])
+}
+
+// resetGroups drops every group, keeping the interpreter (a local
+// aggregate's next bundle).
+func (s *scriptAccumulator) resetGroups() {
+	clear(s.accs)
+	s.accs = s.accs[:0]
+	clear(s.evals)
+	s.evals, s.evalOK = s.evals[:0], s.evalOK[:0]
+	if s.distinct != nil {
+		s.distinct = &distinctSeen{}
+	}
 }
 
 // SizeBytes implements agg.Accumulator with a rough estimate (script
@@ -193,7 +233,7 @@ func (s *scriptAccumulator) close() {
 		s.inst.Close()
 		s.inst = nil
 	}
-	s.accs = nil
+	s.accs, s.evals, s.evalOK = nil, nil, nil
 	s.distinct = nil
 }
 

@@ -803,12 +803,15 @@ func (g *GlobalGroupAggregate) expireTouched(ctx context.Context, ids []uint32) 
 	}
 	defer rec.Release()
 	fresh := NewGlobalGroupAggregate(g.groupKeys, g.calls, g.stateCols, g.localIn, g.in, g.out, g.opts, 0)
+	fresh.scripts = g.scripts
 	if err := fresh.Open(ctx); err != nil {
 		return false, err
 	}
 	if err := fresh.loadState(rec, nil); err != nil {
+		closeMergers(fresh.accs)
 		return false, err
 	}
+	closeMergers(g.accs)
 	g.table, g.accs, g.nGroups = fresh.table, fresh.accs, fresh.nGroups
 	g.delta.renumbered()
 	g.ttl.access = fresh.ttl.access

@@ -291,10 +291,11 @@ func (s *scriptStepper) SetStepState(groups []uint32, state []arrow.Array) error
 }
 
 // scriptMerger exports and imports the accumulators of a script aggregate
-// in a window's hash aggregation. It is not the Merger of two-phase
-// aggregation (a script merge is not required): Merge into a group
-// without an accumulator imports it, into one with an accumulator merges
-// through the script.
+// (a window's hash aggregation, spilling, the local and global phases of a
+// two-phase aggregate): Merge into a group without an accumulator imports
+// it, into one with an accumulator merges through the script (an error
+// when the script defines no merge; the planner splits only those that
+// do).
 type scriptMerger struct{ *scriptAccumulator }
 
 var _ agg.Merger = scriptMerger{}
@@ -338,6 +339,9 @@ func (m scriptMerger) Merge(groups []uint32, state []arrow.Array) error {
 		}
 		if int(g) >= len(m.accs) {
 			return fmt.Errorf("internal: group %d of %d", g, len(m.accs))
+		}
+		if int(g) < len(m.evalOK) {
+			m.evalOK[g] = false
 		}
 		if m.accs[g] == nil {
 			m.accs[g] = acc

@@ -48,7 +48,7 @@ func newWindowGroups(kts []arrow.DataType, calls []logical.AggCall, localIn type
 		}
 		g.table = t
 	}
-	accs, _, err := newMergers(calls, localIn, stateSchema, first)
+	accs, _, err := newMergers(calls, localIn, stateSchema, first, scriptFuncs{}, nil)
 	if err != nil {
 		return nil, err
 	}
