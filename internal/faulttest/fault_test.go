@@ -170,7 +170,7 @@ func corruptLatest(t *testing.T, chk string, corrupted map[string]bool) string {
 // checkpoint; it returns the kills made. With corrupt, the newest
 // checkpoint is corrupted before restarts, and the restarted job must
 // report that it skipped it.
-func crashRound(t *testing.T, bin string, rng *rand.Rand, maxKills int, corrupt bool, want []string) (kills, skips int) {
+func crashRound(t *testing.T, bin string, rng *rand.Rand, maxKills int, corrupt bool, want []string, span time.Duration) (kills, skips int) {
 	dir := t.TempDir()
 	out, chk := filepath.Join(dir, "out"), filepath.Join(dir, "chk")
 	corrupted := map[string]bool{}
@@ -185,7 +185,7 @@ func crashRound(t *testing.T, bin string, rng *rand.Rand, maxKills int, corrupt 
 		if kills < maxKills {
 			select {
 			case err = <-done:
-			case <-time.After(time.Duration(150+rng.IntN(550)) * time.Millisecond):
+			case <-time.After(span*15/100 + time.Duration(rng.Int64N(int64(span)*55/100))):
 				_ = cmd.Process.Signal(syscall.SIGKILL)
 				<-done
 				kills++
@@ -227,25 +227,29 @@ func TestKillNineExactlyOnce(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "ref")
+	began := time.Now()
 	cmd, log := start(t, bin, jobScript(t, out, filepath.Join(dir, "chk"), ""))
 	require.NoError(t, cmd.Wait(), "%s", log)
+	// kills land at 15-70 % of a crash-free run's duration, so that most
+	// runs die before they finish however fast the engine is
+	span := max(time.Since(began), 200*time.Millisecond)
 	want := committed(t, out)
 	require.Greater(t, len(want), 10_000)
 
 	seed := time.Now().UnixNano()
-	t.Logf("seed %d, %d result rows", seed, len(want))
+	t.Logf("seed %d, %d result rows, crash-free run %v", seed, len(want), span)
 	rng := rand.New(rand.NewPCG(uint64(seed), 7))
 	total := 0
 	for round := 0; total < 20; round++ {
 		require.Less(t, round, 20)
-		k, _ := crashRound(t, bin, rng, 20-total, false, want)
+		k, _ := crashRound(t, bin, rng, 20-total, false, want, span)
 		t.Logf("round %d: %d kills, output identical", round, k)
 		total += k
 	}
 	skipped := 0
 	for round := 0; skipped < 3; round++ {
 		require.Less(t, round, 20)
-		k, s := crashRound(t, bin, rng, 8, true, want)
+		k, s := crashRound(t, bin, rng, 8, true, want, span)
 		t.Logf("corrupting round %d: %d kills, %d restarts past a corrupted checkpoint, output identical", round, k, s)
 		skipped += s
 	}
