@@ -38,6 +38,13 @@ type SourceSpec struct {
 	// Table.PhysicalSchema(); nil means all in order. The emitted batches'
 	// schema is exactly the projected columns.
 	Projection []int
+	// ReadFields tells, for projected column i of ROW type, which of its
+	// top-level fields are read downstream: ReadFields[i][f] is false when
+	// nothing reads field f of that column. A nil ReadFields, a nil entry
+	// or an entry of the wrong length means all fields are read. A source
+	// MAY leave the unread fields NULL (the emitted column keeps its full
+	// type) to save generating or decoding them, or ignore ReadFields.
+	ReadFields [][]bool
 }
 
 // SinkSpec describes one write into a table. The input batches have the

@@ -26,7 +26,12 @@ func (f nexmarkFactory) CreateSource(cx *Context, spec SourceSpec) (vectorized.S
 	if cx != nil && cx.Bounded && !cfg.Bounded() {
 		return nil, fmt.Errorf("Querying an unbounded table '%s' in batch mode is not allowed. The table source is unbounded.", spec.Table.ID.Summary())
 	}
-	return nexmark.NewSource(cfg, spec.Table.PhysicalSchema(), spec.Projection, batchSize(cx))
+	src, err := nexmark.NewSource(cfg, spec.Table.PhysicalSchema(), spec.Projection, batchSize(cx))
+	if err != nil {
+		return nil, err
+	}
+	src.SetReadFields(spec.ReadFields) // unread ROW fields come out NULL
+	return src, nil
 }
 
 // Splittable implements SplittableFactory: the generator is cut into

@@ -2,6 +2,7 @@ package nexmark
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -104,12 +105,18 @@ func Schema() types.Schema {
 }
 
 // colSpec is one output column: which top-level column, and for a ROW the
-// canonical slot of each declared field.
+// canonical slot of each declared field and, when not nil, which declared
+// fields are read downstream (the others are emitted as NULL; see
+// Source.SetReadFields).
 type colSpec struct {
 	col   int
 	slots []int
+	read  []bool // nil: all fields read
 	at    arrow.DataType
 }
+
+// reads reports whether declared field i of the column is read.
+func (c colSpec) reads(i int) bool { return c.read == nil || c.read[i] }
 
 func leafOK(t types.Type, leaf int) bool {
 	switch leaf {
@@ -234,8 +241,11 @@ type structCol struct {
 
 func newStructCol(spec colSpec, canon []canonField, hints map[int]int) *structCol {
 	c := &structCol{spec: spec}
-	for _, s := range spec.slots {
-		c.want[s] = true
+	for i, s := range spec.slots {
+		// An unread field is not wanted: the generator still makes every
+		// draw (the values of the other fields do not change) but writes
+		// nothing, and array() emits the field as all NULL.
+		c.want[s] = spec.reads(i)
 		c.isStr[s] = canon[s].leaf == leafStr
 		c.strHint[s] = hints[s]
 	}
@@ -289,9 +299,23 @@ func (c *structCol) array() arrow.Array {
 	validBuf := memory.NewBufferBytes(c.valid)
 	nulls := c.rows - c.nvalid
 	children := make([]arrow.ArrayData, len(c.spec.slots))
+	var zero []byte // shared by the unread fields: all NULL
 	for i, s := range c.spec.slots {
 		ft := st.Field(i).Type
 		var bufs []*memory.Buffer
+		if !c.want[s] {
+			if zero == nil {
+				zero = zeros(8*c.rows + 8)
+			}
+			nullBuf := memory.NewBufferBytes(zero[:(c.rows+7)/8])
+			if c.isStr[s] {
+				bufs = []*memory.Buffer{nullBuf, memory.NewBufferBytes(zero[:4*(c.rows+1)]), memory.NewBufferBytes(zero[:0])}
+			} else {
+				bufs = []*memory.Buffer{nullBuf, memory.NewBufferBytes(zero[:8*c.rows])}
+			}
+			children[i] = array.NewData(ft, c.rows, bufs, nil, c.rows, 0)
+			continue
+		}
 		if c.isStr[s] {
 			c.strs[s].skipTo(c.rows)
 			bufs = []*memory.Buffer{validBuf, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.strs[s].offs)),
@@ -307,4 +331,19 @@ func (c *structCol) array() arrow.Array {
 	}
 	defer d.Release()
 	return array.MakeFromData(d)
+}
+
+// zeroBuf holds the largest zeroed slice handed out so far; it is never
+// written, so every batch may share it (the validity, offsets and values of
+// all-NULL fields).
+var zeroBuf atomic.Pointer[[]byte]
+
+// zeros returns n zero bytes that must not be written.
+func zeros(n int) []byte {
+	if p := zeroBuf.Load(); p != nil && len(*p) >= n {
+		return (*p)[:n]
+	}
+	b := make([]byte, n)
+	zeroBuf.Store(&b)
+	return b
 }

@@ -100,6 +100,29 @@ func NewSource(cfg Config, physical types.Schema, projection []int, batchSize in
 	return s, nil
 }
 
+// SetReadFields tells the source which top-level fields of its ROW columns
+// are read downstream (connectors.SourceSpec.ReadFields): read[i] is for
+// projected column i; a nil read, a nil entry, an entry for a non-ROW
+// column or one whose length is not the column's field count means all
+// fields. Unread fields are emitted as NULL (the column keeps its type);
+// the generator makes the same draws, so the read fields keep their
+// values.
+func (s *Source) SetReadFields(read [][]bool) {
+	count := map[int]int{}
+	for _, sp := range s.specs {
+		count[sp.col]++
+	}
+	for i := range s.specs {
+		s.specs[i].read = nil
+		sp := s.specs[i]
+		// A column projected twice shares one generated array: all fields.
+		if i >= len(read) || sp.col == colEventType || count[sp.col] > 1 || len(read[i]) != len(sp.slots) {
+			continue
+		}
+		s.specs[i].read = append([]bool(nil), read[i]...)
+	}
+}
+
 // SetSplit makes the source produce only its share of the events when
 // count copies of it run in parallel: the event stream is cut into chunks
 // of one batch and copy index takes chunks index, index+count, … . Every

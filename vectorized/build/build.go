@@ -84,7 +84,7 @@ func Run(ctx context.Context, plan physical.Node, env *Env, out func(b vectorize
 	if env == nil {
 		env = &Env{}
 	}
-	b := &builder{env: env, inst: -1, par: env.Parallelism}
+	b := &builder{env: env, inst: -1, par: env.Parallelism, readFields: ReadFields(plan)}
 	if env.Stats != nil {
 		b.par = 1 // statistics are per node, not per instance
 	}
@@ -404,6 +404,8 @@ type builder struct {
 	allHubs   []*hub
 	ck        *ckState    // checkpoint.go; nil without checkpoints
 	outMu     *sync.Mutex // shared by the sink instances' writers
+	// readFields: the read fields of each scan's ROW columns (read_fields.go)
+	readFields map[*physical.TableSourceScan][][]bool
 }
 
 func (b *builder) conn() *connectors.Context {
@@ -457,7 +459,7 @@ func (b *builder) build(n physical.Node) (runner, error) {
 		if err != nil {
 			return nil, err
 		}
-		src, err := f.CreateSource(b.conn(), connectors.SourceSpec{Table: n.Table, Projection: n.Projection})
+		src, err := f.CreateSource(b.conn(), connectors.SourceSpec{Table: n.Table, Projection: n.Projection, ReadFields: b.readFields[n]})
 		if err != nil {
 			return nil, err
 		}

@@ -619,7 +619,7 @@ func (b *builder) splittable(n *physical.TableSourceScan) bool {
 		return false
 	}
 	sf, ok := f.(connectors.SplittableFactory)
-	return ok && sf.Splittable(connectors.SourceSpec{Table: n.Table, Projection: n.Projection})
+	return ok && sf.Splittable(connectors.SourceSpec{Table: n.Table, Projection: n.Projection, ReadFields: b.readFields[n]})
 }
 
 // setSplit gives a parallel scan instance its split.
