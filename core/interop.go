@@ -22,8 +22,9 @@ import (
 // database), the Go counterpart of Flink's createTemporaryView over a
 // DataStream. The batches are read zero-copy by every query of the table
 // and must all have the given schema; column types map back from Arrow as
-// types.FromArrow documents. Like any temporary table it vanishes with the
-// session.
+// types.FromArrow documents. At parallelism P the scan runs as P instances
+// that take the batches round-robin (batch order is kept within an
+// instance). Like any temporary table it vanishes with the session.
 func (e *TableEnvironment) FromRecords(path string, schema *arrow.Schema, records []arrow.RecordBatch) error {
 	x, err := parser.ParseExpression(path)
 	if err != nil {

@@ -1,8 +1,9 @@
 // Package memory is the connector behind tables made from in-memory Arrow
 // record batches of the Go API (TableEnvironment.FromRecords): the stream
 // interop path. A table has 'connector' = 'memory' and 'id' = the key its
-// batches were stored under in the Factory. It reads zero-copy; writing
-// appends the written batches under the table's id.
+// batches were stored under in the Factory. It reads zero-copy (in
+// parallel instances that take the batches round-robin); writing appends
+// the written batches under the table's id.
 package memory
 
 import (
@@ -68,6 +69,13 @@ func (f *Factory) CreateSource(cx *connectors.Context, spec connectors.SourceSpe
 	return &source{batches: batches, projection: spec.Projection}, nil
 }
 
+// Splittable implements connectors.SplittableFactory: at parallelism P the
+// stored batches are dealt out round-robin, instance k reading batches k,
+// k+P, k+2P, … (the table's row order is kept within each instance only).
+func (f *Factory) Splittable(connectors.SourceSpec) bool { return true }
+
+var _ connectors.SplittableFactory = (*Factory)(nil)
+
 // CreateSink implements connectors.Factory.
 func (f *Factory) CreateSink(cx *connectors.Context, spec connectors.SinkSpec) (connectors.Sink, error) {
 	return &sink{f: f, id: spec.Table.Table.Options["id"], overwrite: spec.Overwrite}, nil
@@ -76,14 +84,29 @@ func (f *Factory) CreateSink(cx *connectors.Context, spec connectors.SinkSpec) (
 type source struct {
 	batches    []arrow.RecordBatch
 	projection []int
-	start      int // first batch to emit (a restored position, position.go)
-	next       int // batches emitted (the checkpointed position)
+	// split of splits: the instance reads batches split, split+splits, …
+	split, splits int
+	start         int // first batch to emit (split, or a restored position, position.go)
+	next          int // the next batch to emit (the checkpointed position)
+}
+
+var _ connectors.SplitSource = (*source)(nil)
+
+// SetSplit implements connectors.SplitSource.
+func (s *source) SetSplit(index, count int) error {
+	if count < 1 || index < 0 || index >= count {
+		return fmt.Errorf("memory source: bad split %d of %d", index, count)
+	}
+	s.split, s.splits = index, count
+	s.start, s.next = index, index
+	return nil
 }
 
 func (s *source) Open(context.Context) error { return nil }
 
 func (s *source) Run(ctx context.Context, out vectorized.Collector) error {
-	for i := s.start; i < len(s.batches); i++ {
+	step := max(s.splits, 1)
+	for i := s.start; i < len(s.batches); i += step {
 		b := s.batches[i]
 		if err := ctx.Err(); err != nil {
 			return err
@@ -98,7 +121,7 @@ func (s *source) Run(ctx context.Context, out vectorized.Collector) error {
 			}
 			rec = array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, b.NumRows())
 		}
-		s.next = i + 1
+		s.next = i + step
 		if err := out.Emit(ctx, vectorized.Batch{Rec: rec}); err != nil {
 			return err
 		}
