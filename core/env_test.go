@@ -20,7 +20,7 @@ func newEnv(t *testing.T) *TableEnvironment {
 	return e
 }
 
-func exec(t *testing.T, e *TableEnvironment, sql string) *TableResult {
+func exec(t testing.TB, e *TableEnvironment, sql string) *TableResult {
 	t.Helper()
 	res, err := e.ExecuteSQL(context.Background(), sql)
 	require.NoError(t, err, sql)

@@ -140,7 +140,7 @@ func explainPhysical(t *testing.T, res *TableResult) string {
 
 // materialize applies a changelog to a multiset of rows and returns the
 // final rows, sorted; a retraction of a row that is not there fails.
-func materialize(t *testing.T, res *TableResult) ([]string, int) {
+func materialize(t testing.TB, res *TableResult) ([]string, int) {
 	t.Helper()
 	m := map[string]int{}
 	n := 0
