@@ -33,7 +33,9 @@ func OutputTag(res *TableResult, err error) string {
 // for the outcome of one statement (res or err), using the session's
 // options (sql-client.display.print-time-cost for query footers). INSERT
 // runs synchronously unless the session set table.dml-sync to false: then
-// it prints the job id of the submitted job.
+// it prints the job id of the submitted job. A query that fails while its
+// rows are printed gets the rows so far, then the error; the error is
+// returned.
 func PrintClientResult(w io.Writer, cfg *config.Config, res *TableResult, err error) error {
 	var b strings.Builder
 	switch {
@@ -51,6 +53,19 @@ func PrintClientResult(w io.Writer, cfg *config.Config, res *TableResult, err er
 	default:
 		timed := cfg != nil && cfg.PrintTimeCost() && res.IsQuery()
 		if err := res.print(&b, timed); err != nil {
+			// a job that fails after producing rows (a streaming query):
+			// the rows printed so far stay, then the error as for a
+			// failing statement; the caller learns that it failed
+			if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+				b.WriteByte('\n')
+			}
+			b.WriteString(MsgErrorPrefix)
+			b.WriteByte('\n')
+			b.WriteString(Reason(err))
+			b.WriteByte('\n')
+			if _, werr := io.WriteString(w, b.String()); werr != nil {
+				return werr
+			}
 			return err
 		}
 	}
