@@ -181,3 +181,61 @@ func TestUserAggregateTwoPhaseVerification(t *testing.T) {
 		}
 	}
 }
+
+// A script aggregate's errors in two phases: a merge that raises fails
+// the query with the script line, printed after the rows the query had
+// produced (as Flink's client does), and the session stays usable; Python
+// ints beyond 64 bits cross the exchange exactly.
+func TestUserAggregateTwoPhaseErrors(t *testing.T) {
+	const badMerge = `CREATE TEMPORARY FUNCTION bad(v BIGINT) RETURNS BIGINT LANGUAGE PYTHON AS $$
+class bad:
+    def create_accumulator(self):
+        return [0]
+    def accumulate(self, acc, v):
+        acc[0] += v
+    def merge(self, acc, others):
+        for o in others:
+            acc[0] += o[1]
+    def get_value(self, acc):
+        return acc[0]
+$$`
+	const bigSum = `CREATE TEMPORARY FUNCTION bigsum(v BIGINT) RETURNS BIGINT LANGUAGE PYTHON AS $$
+class bigsum:
+    def create_accumulator(self):
+        return [0]
+    def accumulate(self, acc, v):
+        acc[0] += v * 1000000000000000000000
+    def merge(self, acc, others):
+        for o in others:
+            acc[0] += o[0]
+    def get_value(self, acc):
+        return acc[0] // 1000000000000000000000
+$$`
+	setup := []string{
+		"CREATE TABLE src (k INT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '1000', 'fields.k.min' = '0', 'fields.k.max' = '3', 'fields.v.min' = '0', 'fields.v.max' = '9')",
+		"SET 'table.exec.mini-batch.enabled' = 'true'",
+		"SET 'table.exec.mini-batch.allow-latency' = '1 s'",
+		"SET 'table.exec.mini-batch.size' = '100'",
+		"SET 'table.optimizer.agg-phase-strategy' = 'TWO_PHASE'",
+		"SET 'tablerun.exec.batch-size' = '7'",
+	}
+	e, _ := newStreamEnv(t)
+	for _, s := range append(setup, badMerge, bigSum) {
+		exec(t, e, s)
+	}
+	res := exec(t, e, "SELECT k, bad(v) FROM src GROUP BY k")
+	var b strings.Builder
+	err := PrintClientResult(&b, e.Config(), res, nil)
+	require.ErrorContains(t, err, "line 9: merge: IndexError")
+	out := b.String()
+	require.Contains(t, out, "| op |")
+	require.Contains(t, out, "[ERROR] Could not execute SQL statement. Reason:\n")
+	require.Contains(t, out, "Python UDF 'bad' failed at inline body of bad, line 9: merge: IndexError: index out of range")
+
+	got, _ := materialize(t, exec(t, e, "SELECT k, bigsum(v), SUM(v) FROM src GROUP BY k"))
+	require.Len(t, got, 4)
+	for _, row := range got {
+		f := strings.Fields(strings.Trim(row, "[]"))
+		require.Equal(t, f[1], f[2], "bigsum equals SUM: %s", row)
+	}
+}

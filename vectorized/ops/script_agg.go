@@ -418,7 +418,7 @@ func (s *scriptAccumulator) StateTypes() []arrow.DataType { return scriptMerger{
 func (s *scriptAccumulator) State(mem memory.Allocator) ([]arrow.Array, error) {
 	st, err := scriptMerger{s}.State(mem)
 	if err != nil && s.distinct == nil {
-		return nil, fmt.Errorf("not supported yet: spilling the aggregate function '%s': %w", s.name, err)
+		return nil, fmt.Errorf("not supported yet: exporting the accumulator of the aggregate function '%s' (two-phase aggregation, spilling and checkpoints move it between instances): %w", s.name, err)
 	}
 	return st, err
 }

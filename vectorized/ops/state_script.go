@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -17,7 +18,8 @@ import (
 
 // Checkpointed state of script (Python, JavaScript) aggregates: a group's
 // accumulator object goes through the script's Export (a plain Go value
-// tree: nil, bool, int64, float64, string, []byte, []any, map[string]any),
+// tree: nil, bool, int64, *big.Int, float64, string, []byte, []any,
+// map[string]any),
 // is encoded into one BINARY value (tagged, map keys sorted) and comes
 // back through Import. An accumulator the script cannot export fails the
 // snapshot with "not supported yet: checkpointing script aggregate …".
@@ -44,6 +46,7 @@ const (
 	svBytes
 	svList
 	svMap
+	svBigInt // sign byte (0 or 1 for negative), uvarint length, big-endian magnitude
 )
 
 // appendScriptValue appends the encoding of an exported accumulator value.
@@ -62,6 +65,18 @@ func appendScriptValue(buf []byte, v any) ([]byte, error) {
 		return binary.AppendVarint(append(buf, svInt), int64(x)), nil
 	case float64:
 		return binary.LittleEndian.AppendUint64(append(buf, svFloat), math.Float64bits(x)), nil
+	case *big.Int:
+		// a Python int beyond 64 bits (a sum that grew past BIGINT)
+		if x.IsInt64() {
+			return binary.AppendVarint(append(buf, svInt), x.Int64()), nil
+		}
+		sign := byte(0)
+		if x.Sign() < 0 {
+			sign = 1
+		}
+		mag := x.Bytes()
+		buf = binary.AppendUvarint(append(buf, svBigInt, sign), uint64(len(mag)))
+		return append(buf, mag...), nil
 	case string:
 		buf = binary.AppendUvarint(append(buf, svString), uint64(len(x)))
 		return append(buf, x...), nil
@@ -147,6 +162,21 @@ func readScriptValue(b []byte) (any, []byte, error) {
 			return nil, nil, errBadScriptState
 		}
 		return math.Float64frombits(binary.LittleEndian.Uint64(b)), b[8:], nil
+	case svBigInt:
+		if len(b) < 1 || b[0] > 1 {
+			return nil, nil, errBadScriptState
+		}
+		neg := b[0] == 1
+		b = b[1:]
+		n, err := uvar()
+		if err != nil || n > len(b) {
+			return nil, nil, errBadScriptState
+		}
+		v := new(big.Int).SetBytes(b[:n])
+		if neg {
+			v.Neg(v)
+		}
+		return v, b[n:], nil
 	case svString, svBytes:
 		n, err := uvar()
 		if err != nil || n > len(b) {
