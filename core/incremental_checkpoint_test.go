@@ -78,10 +78,12 @@ func TestIncrementalCheckpointsRestoreGroupBy(t *testing.T) {
 		opts []string
 		sum  string
 	}{
-		{"per record", nil, "SUM"},
-		{"mini-batch two-phase", twoPhase, "SUM"},
+		{"per record", nil, "SUM(id)"},
+		{"mini-batch two-phase", twoPhase, "SUM(id)"},
 		// the global phase's state holds exported script accumulators
-		{"mini-batch two-phase, user-defined aggregate", append([]string{isumMergeJS}, twoPhase...), "isum"},
+		{"mini-batch two-phase, user-defined aggregate", append([]string{isumMergeJS}, twoPhase...), "isum(id)"},
+		// … and distinct values (the local phase ships them in a distinct column)
+		{"mini-batch two-phase, DISTINCT", twoPhase, "SUM(DISTINCT id) + COUNT(DISTINCT MOD(id, 7))"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { testIncrementalGroupBy(t, tc.opts, tc.sum) })
@@ -97,7 +99,7 @@ func testIncrementalGroupBy(t *testing.T, opts []string, sum string) {
 		`CREATE TABLE snk (c BIGINT, n BIGINT, s BIGINT) WITH ('connector' = 'print')`,
 	}
 	tables = append(tables, opts...)
-	insert := `INSERT INTO snk SELECT c, COUNT(*), SUM(s) FROM (SELECT k, COUNT(*) AS c, ` + sum + `(id) AS s FROM src GROUP BY k) GROUP BY c`
+	insert := `INSERT INTO snk SELECT c, COUNT(*), SUM(s) FROM (SELECT k, COUNT(*) AS c, ` + sum + ` AS s FROM src GROUP BY k) GROUP BY c`
 
 	ref := NewTableEnvironment(InStreamingMode())
 	refOut := &lockedBuffer{}

@@ -77,10 +77,19 @@ func TestMiniBatchExplain(t *testing.T) {
 +- Exchange(distribution=[hash[k]])
    +- MiniBatchAssigner(interval=[5000ms], mode=[ProcTime])
       +- TableSourceScan(table=[[default_catalog, default_database, src]], fields=[k, v])`},
-		{"distinct stays one phase", base, "EXPLAIN SELECT k, COUNT(DISTINCT v) AS c FROM src GROUP BY k", `GroupAggregate(groupBy=[k], select=[k, COUNT(DISTINCT v) AS c])
+		{"distinct", base, "EXPLAIN SELECT k, COUNT(DISTINCT v) AS c FROM src GROUP BY k", `GlobalGroupAggregate(groupBy=[k], select=[k, COUNT(distinct$0 count$0) AS c])
 +- Exchange(distribution=[hash[k]])
-   +- MiniBatchAssigner(interval=[5000ms], mode=[ProcTime])
-      +- TableSourceScan(table=[[default_catalog, default_database, src]], fields=[k, v])`},
+   +- LocalGroupAggregate(groupBy=[k], select=[k, COUNT(distinct$0 v) AS count$0, DISTINCT(v) AS distinct$0])
+      +- MiniBatchAssigner(interval=[5000ms], mode=[ProcTime])
+         +- TableSourceScan(table=[[default_catalog, default_database, src]], fields=[k, v])`},
+		// calls over the same arguments share one distinct column
+		{"distinct columns", base, "EXPLAIN SELECT k, COUNT(DISTINCT v) AS c, SUM(DISTINCT v) FILTER (WHERE v > 0) AS s, AVG(DISTINCT k) AS a, COUNT(*) AS n FROM src GROUP BY k",
+			`GlobalGroupAggregate(groupBy=[k], select=[k, COUNT(distinct$0 count$0) AS c, SUM(distinct$0 sum$1) AS s, AVG(distinct$1 (sum$2, count$3)) AS a, COUNT(count1$4) AS n])
++- Exchange(distribution=[hash[k]])
+   +- LocalGroupAggregate(groupBy=[k], select=[k, COUNT(distinct$0 v) AS count$0, SUM(distinct$0 v) FILTER $f2 AS sum$1, AVG(distinct$1 k) AS (sum$2, count$3), COUNT(*) AS count1$4, DISTINCT(v) AS distinct$0, DISTINCT(k) AS distinct$1])
+      +- Calc(select=[k, v, >(v, 0:BIGINT) AS $f2])
+         +- MiniBatchAssigner(interval=[5000ms], mode=[ProcTime])
+            +- TableSourceScan(table=[[default_catalog, default_database, src]], fields=[k, v])`},
 		{"changelog mode", base, "EXPLAIN CHANGELOG_MODE SELECT k, COUNT(*) AS c FROM src1 GROUP BY k", `GlobalGroupAggregate(groupBy=[k], select=[k, COUNT(count1$0) AS c], changelogMode=[I,UB,UA])
 +- Exchange(distribution=[hash[k]], changelogMode=[I])
    +- LocalGroupAggregate(groupBy=[k], select=[k, COUNT(*) AS count1$0], changelogMode=[I])

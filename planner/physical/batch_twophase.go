@@ -133,6 +133,13 @@ func batchSplit(n Node) Node {
 	if !ok || len(h.GroupKeys) == 0 {
 		return n
 	}
+	for _, a := range h.Aggs {
+		if a.Distinct {
+			// Flink expands batch DISTINCT aggregates instead
+			// (AggregateExpandDistinctAggregatesRule): one phase here
+			return n
+		}
+	}
 	g := &GroupAggregate{Input: h.Input, GroupKeys: h.GroupKeys, Aggs: h.Aggs, Out: h.Out}
 	local, global, ok := SplitGroupAggregate(g, h.Input)
 	if !ok {

@@ -69,6 +69,9 @@ type GlobalGroupAggregate struct {
 	GroupKeys []int
 	Aggs      []logical.AggCall
 	StateCols [][]int
+	// DistinctCols[i] is the input column of the distinct values of a
+	// DISTINCT call Aggs[i] (logical.DistinctLayout), -1 for other calls.
+	DistinctCols []int
 	// LocalIn is the schema of the local aggregate's input (the types of
 	// the original arguments).
 	LocalIn types.Schema
@@ -149,14 +152,31 @@ func describeMiniBatch(n Node) (string, bool) {
 		in := uniquify(x.Input.Schema().Names())
 		sel, keys := groupItems(in, x.GroupKeys, x.Out)
 		col := len(x.GroupKeys)
-		for _, a := range x.Aggs {
+		dcol, _, dargs, _ := logical.DistinctLayout(x.Aggs)
+		for i, a := range x.Aggs {
 			names := x.Out[col : col+len(stateKinds(a))].Names()
 			col += len(names)
 			target := names[0]
 			if len(names) > 1 {
 				target = "(" + strings.Join(names, ", ") + ")"
 			}
-			sel = append(sel, AggString(a, in)+" AS "+target)
+			call := AggString(a, in)
+			if a.Distinct && i < len(dcol) && dcol[i] >= 0 {
+				// Flink: COUNT(distinct$0 x) … , DISTINCT(x) AS distinct$0
+				b := a
+				b.Distinct = false
+				call = AggString(b, in)
+				open := strings.Index(call, "(")
+				call = call[:open+1] + fmt.Sprintf("distinct$%d ", dcol[i]) + call[open+1:]
+			}
+			sel = append(sel, call+" AS "+target)
+		}
+		for k, args := range dargs {
+			names := make([]string, len(args))
+			for j, c := range args {
+				names[j] = colName(in, c)
+			}
+			sel = append(sel, fmt.Sprintf("DISTINCT(%s) AS distinct$%d", strings.Join(names, ", "), k))
 		}
 		return aggAttrs(keys, sel), true
 	case *GlobalGroupAggregate:
@@ -174,6 +194,9 @@ func describeMiniBatch(n Node) (string, bool) {
 			name := strings.ToUpper(a.Name)
 			if a.User {
 				name = a.Name
+			}
+			if i < len(x.DistinctCols) && x.DistinctCols[i] >= 0 {
+				arg = colName(in, x.DistinctCols[i]) + " " + arg
 			}
 			sel = append(sel, name+"("+arg+") AS "+a.Alias)
 		}
@@ -351,6 +374,12 @@ func twoPhase(g *GroupAggregate, in Node, o MiniBatchOptions) Node {
 	if !ok {
 		return nil
 	}
+	if g.Split != nil && g.Split.Type == "PARTIAL" {
+		// the partial level of a split DISTINCT stays one (mini-batch)
+		// phase: Flink merges it with the final level's local phase into
+		// an IncrementalGroupAggregate, which tablerun does not have
+		return nil
+	}
 	_, global, ok := SplitGroupAggregate(g, ex.Input)
 	if !ok {
 		return nil
@@ -358,13 +387,33 @@ func twoPhase(g *GroupAggregate, in Node, o MiniBatchOptions) Node {
 	return global
 }
 
+// distinctArgsSplit reports whether DISTINCT values of the argument
+// columns args of in can cross phases: scalar types with a value encoding.
+func distinctArgsSplit(args []int, in types.Schema) bool {
+	for _, a := range args {
+		if a < 0 || a >= len(in) {
+			return false
+		}
+		switch in[a].Type.Kind {
+		case types.Boolean, types.TinyInt, types.SmallInt, types.Int, types.BigInt, types.Float, types.Double,
+			types.Decimal, types.Char, types.VarChar, types.Binary, types.VarBinary, types.Date, types.Time,
+			types.Timestamp, types.TimestampLTZ:
+		default:
+			return false
+		}
+	}
+	return len(args) > 0
+}
+
 // SplitGroupAggregate splits the aggregate g over input src into a
 // LocalGroupAggregate over src and a GlobalGroupAggregate over an Exchange
 // (hash of the group columns, single without) of the local's output. ok
 // is false when it cannot split: an updating input, a call that is not
 // COUNT, SUM, AVG, MIN, MAX or a user-defined aggregate that defines
-// merge, or a DISTINCT call. SELECT DISTINCT (keys,
-// no calls) splits too.
+// merge, a DISTINCT call of a user-defined aggregate or over arguments of
+// a nested type. SELECT DISTINCT (keys, no calls) splits too. DISTINCT
+// calls keep their values in shared distinct columns after the state
+// columns (logical.DistinctLayout), as Flink's "DISTINCT(x) AS distinct$0".
 func SplitGroupAggregate(g *GroupAggregate, src Node) (local *LocalGroupAggregate, global *GlobalGroupAggregate, ok bool) {
 	if len(g.Aggs)+len(g.GroupKeys) == 0 || !src.Mode().IsInsertOnly() {
 		return nil, nil, false
@@ -375,9 +424,22 @@ func SplitGroupAggregate(g *GroupAggregate, src Node) (local *LocalGroupAggregat
 		local.Out = append(local.Out, g.Out[i])
 	}
 	global = &GlobalGroupAggregate{Aggs: g.Aggs, LocalIn: inSchema, Out: g.Out}
+	dcol, _, dargs, ok := logical.DistinctLayout(g.Aggs)
+	if !ok {
+		return nil, nil, false
+	}
 	idx := 0
 	for _, a := range g.Aggs {
-		ts, ok := stateTypes(a, inSchema)
+		plain := a
+		if a.Distinct {
+			// the call's state over the bundle's distinct values; the
+			// values themselves go into the shared distinct column
+			if a.User || !distinctArgsSplit(a.Args, inSchema) {
+				return nil, nil, false
+			}
+			plain.Distinct = false
+		}
+		ts, ok := stateTypes(plain, inSchema)
 		if !ok {
 			return nil, nil, false
 		}
@@ -388,6 +450,16 @@ func SplitGroupAggregate(g *GroupAggregate, src Node) (local *LocalGroupAggregat
 			idx++
 		}
 		global.StateCols = append(global.StateCols, cols)
+	}
+	first := len(local.Out)
+	for k := range dargs {
+		local.Out = append(local.Out, types.Field{Name: fmt.Sprintf("distinct$%d", k), Type: logical.DistinctStateType()})
+	}
+	for _, k := range dcol {
+		if k >= 0 {
+			k += first
+		}
+		global.DistinctCols = append(global.DistinctCols, k)
 	}
 	var keys []int
 	for i := range g.GroupKeys {

@@ -80,11 +80,18 @@ func newMergers(calls []logical.AggCall, in types.Schema, stateOut *arrow.Schema
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", c, err)
 		}
-		m, ok := acc.(agg.Merger)
+		m, ok := agg.MergerOf(acc)
 		if !ok {
 			return nil, nil, fmt.Errorf("internal: %s cannot split into local and global phases", c)
 		}
-		for _, st := range m.StateTypes() {
+		sts := m.StateTypes()
+		if c.Distinct {
+			// the distinct values travel in a shared distinct column
+			// (group_aggregate_distinct.go); the call's columns hold the
+			// inner aggregate's state
+			sts = sts[1:]
+		}
+		for _, st := range sts {
 			if col >= stateOut.NumFields() || !arrow.TypeEqual(stateOut.Field(col).Type, st) {
 				return nil, nil, fmt.Errorf("internal: state column %d of %s is not %s", col, c, st)
 			}
@@ -128,13 +135,14 @@ type LocalGroupAggregate struct {
 	out       *arrow.Schema
 	size      int64
 
-	table   agg.GroupTable
-	accs    []agg.Merger
-	scripts scriptFuncs // user-defined aggregates (script_agg.go)
-	rows    int64
-	ids     []uint32
-	keyBuf  []arrow.Array
-	argBuf  [][]arrow.Array
+	table    agg.GroupTable
+	accs     []agg.Merger
+	scripts  scriptFuncs   // user-defined aggregates (script_agg.go)
+	distinct *distinctCols // DISTINCT calls (group_aggregate_distinct.go)
+	rows     int64
+	ids      []uint32
+	keyBuf   []arrow.Array
+	argBuf   [][]arrow.Array
 }
 
 var _ vectorized.Operator = (*LocalGroupAggregate)(nil)
@@ -178,14 +186,31 @@ func (l *LocalGroupAggregate) reset() error {
 		}
 		l.table = t
 	}
-	accs, _, err := newMergers(l.calls, l.in, l.out, len(l.groupKeys), l.scripts, l.accs)
+	accs, cols, err := newMergers(l.calls, l.in, l.out, len(l.groupKeys), l.scripts, l.accs)
 	if err != nil {
 		return err
 	}
 	closeMergers(l.accs) // what was not reused
 	l.accs = accs
 	l.rows = 0
+	if l.distinct == nil {
+		if l.distinct, err = newDistinctCols(l.calls, l.out, stateEnd(cols, len(l.groupKeys))); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// stateEnd returns the column after the state columns cols of the calls,
+// which start at column first.
+func stateEnd(cols [][]int, first int) int {
+	end := first
+	for _, c := range cols {
+		for _, x := range c {
+			end = max(end, x+1)
+		}
+	}
+	return end
 }
 
 // Process implements vectorized.Operator.
@@ -256,12 +281,28 @@ func (l *LocalGroupAggregate) flush(ctx context.Context, out vectorized.Collecto
 		groups = l.table.Len()
 		cols = append(cols, l.table.Keys(vectorized.Mem)...)
 	}
-	for _, acc := range l.accs {
+	var lists []arrow.Array // the DISTINCT calls' values
+	if l.distinct.n > 0 {
+		lists = make([]arrow.Array, len(l.accs))
+		defer releaseArrays(lists)
+	}
+	for i, acc := range l.accs {
+		acc.Resize(groups)
 		st, err := acc.State(vectorized.Mem)
 		if err != nil {
 			return err
 		}
+		if l.distinct.col[i] >= 0 {
+			lists[i], st = st[0], st[1:]
+		}
 		cols = append(cols, st...)
+	}
+	if l.distinct.n > 0 {
+		dc, err := l.distinct.pack(vectorized.Mem, lists, groups)
+		if err != nil {
+			return err
+		}
+		cols = append(cols, dc...)
 	}
 	rec, err := NewRecord(l.out, cols, int64(groups))
 	if err != nil {
@@ -304,19 +345,20 @@ type GlobalGroupAggregate struct {
 	opts      GroupAggregateOptions
 	buf       bundleBuffer
 
-	table   agg.GroupTable
-	accs    []agg.Merger
-	scripts scriptFuncs // user-defined aggregates (script_agg.go)
-	nGroups int
-	prev    []arrow.Array // every group's results after the last bundle
-	ids     []uint32
-	keyBuf  []arrow.Array
-	stBuf   []arrow.Array
-	seen    []uint32
-	last    []int32
-	epoch   uint32
-	ttl     groupTTL     // state TTL (state_agg.go)
-	delta   deltaTracker // incremental snapshots (state_agg_delta.go)
+	table    agg.GroupTable
+	accs     []agg.Merger
+	scripts  scriptFuncs   // user-defined aggregates (script_agg.go)
+	distinct *distinctCols // DISTINCT calls (group_aggregate_distinct.go)
+	nGroups  int
+	prev     []arrow.Array // every group's results after the last bundle
+	ids      []uint32
+	keyBuf   []arrow.Array
+	stBuf    []arrow.Array
+	seen     []uint32
+	last     []int32
+	epoch    uint32
+	ttl      groupTTL     // state TTL (state_agg.go)
+	delta    deltaTracker // incremental snapshots (state_agg_delta.go)
 }
 
 var _ vectorized.Operator = (*GlobalGroupAggregate)(nil)
@@ -358,6 +400,9 @@ func (g *GlobalGroupAggregate) Open(context.Context) error {
 		}
 	}
 	g.accs = accs
+	if g.distinct, err = newDistinctCols(g.calls, g.in, stateEnd(cols, first)); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -435,10 +480,26 @@ func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collect
 	for i, acc := range g.accs {
 		acc.Resize(g.nGroups)
 		g.stBuf = g.stBuf[:0]
+		var list arrow.Array
+		if k := g.distinct.col[i]; k >= 0 {
+			lt, ok := acc.StateTypes()[0].(*arrow.ListType)
+			if !ok {
+				return fmt.Errorf("internal: distinct state of %s", acc.StateTypes()[0])
+			}
+			var err error
+			if list, err = g.distinct.unpack(vectorized.Mem, rec.Column(g.distinct.base+k), i, lt.Elem()); err != nil {
+				return err
+			}
+			g.stBuf = append(g.stBuf, list)
+		}
 		for _, c := range g.stateCols[i] {
 			g.stBuf = append(g.stBuf, rec.Column(c))
 		}
-		if err := acc.Merge(g.ids, g.stBuf); err != nil {
+		err := acc.Merge(g.ids, g.stBuf)
+		if list != nil {
+			list.Release()
+		}
+		if err != nil {
 			return err
 		}
 		v, err := acc.Evaluate(vectorized.Mem)
