@@ -47,8 +47,9 @@ type Accumulator interface {
 // Merger is the capability for two-phase (local/global) aggregation: the
 // local side exports per-group partial state, an Exchange moves it, and
 // the global side merges it into its own groups. Every accumulator made by
-// NewAccumulator without DISTINCT implements it (a DISTINCT aggregate's
-// state is its set of values, which is not exported yet).
+// NewAccumulator without DISTINCT implements it; a DISTINCT aggregate has
+// a Merger view through MergerOf (its state: the set of values, then the
+// inner aggregate's state).
 type Merger interface {
 	Accumulator
 	// StateTypes returns the types of the arrays State returns.

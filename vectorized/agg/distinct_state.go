@@ -11,8 +11,9 @@ import (
 
 // Checkpoint state of the DISTINCT accumulators (distinctAcc).
 //
-// A DISTINCT accumulator is not a Merger: two-phase aggregation and
-// spilling cannot use it. For checkpoints, MergerOf gives a Merger view of
+// A DISTINCT accumulator is not a Merger itself (spilling cannot use it).
+// For checkpoints and two-phase aggregation (the local phase ships the
+// values, ops/group_aggregate_distinct.go), MergerOf gives a Merger view of
 // it whose state is, per group, the list of its distinct argument values
 // followed by the inner accumulator's state over those values. The values
 // use the encoding of the group aggregate's DISTINCT stepper (distinctStep):
@@ -26,7 +27,8 @@ import (
 // re-added in another order); into a group that holds values it passes the
 // values through Update, which forwards only those new to the group.
 
-// MergerOf returns acc as a Merger for checkpointing: acc itself when it is
+// MergerOf returns acc as a Merger for checkpointing and two-phase
+// aggregation: acc itself when it is
 // a Merger, a Merger view of a DISTINCT accumulator whose inner aggregate
 // is a Merger over arguments with a value encoding, else false.
 func MergerOf(acc Accumulator) (Merger, bool) {
