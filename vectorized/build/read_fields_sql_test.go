@@ -47,10 +47,19 @@ func nexmarkEnv(t *testing.T) *core.TableEnvironment {
 // and the plan's text.
 func planReadFields(t *testing.T, env *core.TableEnvironment, query string) ([][]bool, string) {
 	t.Helper()
+	rf, plan := planReadFieldsAll(t, env, query)
+	require.Len(t, rf, 1, plan)
+	return rf[0], plan
+}
+
+// planReadFieldsAll runs query and returns the read fields of its scans
+// (in preorder) and the plan's text.
+func planReadFieldsAll(t *testing.T, env *core.TableEnvironment, query string) ([][][]bool, string) {
+	t.Helper()
 	tab, err := env.SQLQuery(query)
-	require.NoError(t, err)
+	require.NoError(t, err, query)
 	_, an, err := tab.ExecuteWithStats(context.Background())
-	require.NoError(t, err)
+	require.NoError(t, err, query)
 	var scans []*physical.TableSourceScan
 	var walk func(n physical.Node)
 	walk = func(n physical.Node) {
@@ -62,10 +71,14 @@ func planReadFields(t *testing.T, env *core.TableEnvironment, query string) ([][
 		}
 	}
 	walk(an.Plan)
-	require.Len(t, scans, 1)
-	rf, ok := build.ReadFields(an.Plan)[scans[0]]
-	require.True(t, ok)
-	return rf, physical.ExplainStream(an.Plan, physical.ExplainOptions{})
+	all := build.ReadFields(an.Plan)
+	out := make([][][]bool, len(scans))
+	for i, s := range scans {
+		rf, ok := all[s]
+		require.True(t, ok)
+		out[i] = rf
+	}
+	return out, physical.ExplainStream(an.Plan, physical.ExplainOptions{})
 }
 
 func fieldSet(n int, set ...int) []bool {
@@ -103,4 +116,86 @@ func TestReadFieldsPlannedNexmark(t *testing.T) {
 		rf, plan := planReadFields(t, env, c.query)
 		require.Equal(t, c.want, rf, "%s\n%s", c.query, plan)
 	}
+}
+
+// TestReadFieldsPlannedThroughNodes checks that a ROW column passing
+// through windows, joins, unions, ranks and OVER aggregates keeps its
+// field-level demand, in streaming mode (mini-batch on) and in batch mode,
+// where the planner projects the scan down to the columns it reads.
+func TestReadFieldsPlannedThroughNodes(t *testing.T) {
+	person, auction := fieldSet(8, 6), fieldSet(10, 5) // the dateTime fields
+	// bid reads the given bid fields of the scan of all columns; pbid of
+	// the scan projected to (event_type, bid); obid of the scan of bid
+	// alone; nil: every column read whole.
+	bid := func(fs ...int) [][]bool { return [][]bool{nil, person, auction, fieldSet(7, fs...)} }
+	pbid := func(fs ...int) [][]bool { return [][]bool{nil, fieldSet(7, fs...)} }
+	obid := func(fs ...int) [][]bool { return [][]bool{fieldSet(7, fs...)} }
+	whole := [][]bool{nil, person, auction, nil}
+	cases := []struct {
+		query         string
+		stream, batch [][][]bool // per scan
+	}{
+		// WindowTableFunction
+		{"SELECT window_start, b.price FROM TABLE(TUMBLE(TABLE bidrow, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND))",
+			[][][]bool{bid(2, 5)}, [][][]bool{bid(2, 5)}},
+		{"SELECT window_start, b FROM TABLE(TUMBLE(TABLE bidrow, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND))",
+			[][][]bool{whole}, [][][]bool{whole}},
+		// Nexmark q5's windows: in batch mode a WindowTableFunction over a
+		// Calc of every bid field, then a HashAggregate.
+		{"SELECT auction, COUNT(*) FROM TABLE(HOP(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '2' SECOND, INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end",
+			[][][]bool{bid(0, 5)}, [][][]bool{bid(0, 5)}},
+		// Joins
+		{"SELECT x.b.price FROM bidrow x JOIN (VALUES (2)) AS v(k) ON x.e = v.k",
+			[][][]bool{bid(2, 5)}, [][][]bool{pbid(2)}},
+		{"SELECT x.b.price, y.b.url FROM bidrow x JOIN bidrow y ON x.e = y.e AND x.b.bidder = y.b.bidder",
+			[][][]bool{bid(1, 2, 5), bid(1, 4, 5)}, [][][]bool{pbid(1, 2), pbid(1, 4)}},
+		{"SELECT x.b.price, y.b.url FROM bidrow x LEFT JOIN bidrow y ON x.e = y.e AND x.b.bidder < y.b.bidder",
+			[][][]bool{bid(1, 2, 5), bid(1, 4, 5)}, [][][]bool{pbid(1, 2), pbid(1, 4)}},
+		{"SELECT b.price FROM bidrow WHERE e IN (SELECT e FROM bidrow WHERE b.url IS NOT NULL)",
+			[][][]bool{bid(2, 5), bid(4, 5)}, [][][]bool{pbid(2), pbid(4)}},
+		{"SELECT x.b.price FROM bidrow x WHERE NOT EXISTS (SELECT 1 FROM bidrow y WHERE y.e = x.e AND y.b.url IS NULL)",
+			[][][]bool{bid(2, 5), bid(4, 5)}, [][][]bool{pbid(2), pbid(4)}},
+		// The row itself reaches the output.
+		{"SELECT x.b, y.b.url FROM bidrow x JOIN bidrow y ON x.e = y.e",
+			[][][]bool{whole, bid(4, 5)}, [][][]bool{nil, pbid(4)}},
+		// Union
+		{"SELECT b.price FROM (SELECT b FROM bidrow UNION ALL SELECT b FROM bidrow)",
+			[][][]bool{bid(2, 5), bid(2, 5)}, [][][]bool{obid(2), obid(2)}},
+		{"SELECT b.price FROM (SELECT b FROM bidrow UNION ALL SELECT b FROM bidrow WHERE b IS NOT NULL)",
+			[][][]bool{bid(2, 5), whole}, [][][]bool{obid(2), nil}},
+		// Rank, deduplication, OVER aggregates, LIMIT
+		{"SELECT b.price FROM (SELECT b, ROW_NUMBER() OVER (PARTITION BY e ORDER BY b.price DESC) AS rn FROM bidrow) WHERE rn <= 3",
+			[][][]bool{bid(2, 5)}, [][][]bool{pbid(2)}},
+		{"SELECT b.url, rn FROM (SELECT b, ROW_NUMBER() OVER (PARTITION BY e ORDER BY b.price DESC) AS rn FROM bidrow) WHERE rn <= 3",
+			[][][]bool{bid(2, 4, 5)}, [][][]bool{pbid(2, 4)}},
+		{"SELECT b.price FROM (SELECT b, ROW_NUMBER() OVER (PARTITION BY e ORDER BY `dateTime` DESC) AS rn FROM bidrow) WHERE rn = 1",
+			[][][]bool{bid(2, 5)}, [][][]bool{bid(2, 5)}},
+		{"SELECT b.price, COUNT(*) OVER (PARTITION BY e ORDER BY `dateTime` ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM bidrow",
+			[][][]bool{bid(2, 5)}, [][][]bool{bid(2, 5)}},
+		{"SELECT b.price FROM bidrow LIMIT 3", [][][]bool{bid(2, 5)}, [][][]bool{obid(2)}},
+	}
+	for _, batch := range []bool{false, true} {
+		env := nexmarkEnv(t)
+		ctx := context.Background()
+		if batch {
+			_, err := env.ExecuteSQL(ctx, "SET 'execution.runtime-mode' = 'batch'")
+			require.NoError(t, err)
+		}
+		_, err := env.ExecuteSQL(ctx, "CREATE VIEW bidrow AS SELECT event_type AS e, bid AS b, `dateTime` FROM datagen")
+		require.NoError(t, err)
+		for _, c := range cases {
+			want := c.stream
+			if batch {
+				want = c.batch
+			}
+			rf, plan := planReadFieldsAll(t, env, c.query)
+			require.Equal(t, want, rf, "batch=%v %s\n%s", batch, c.query, plan)
+		}
+	}
+	// Batch mode only: ORDER BY with LIMIT (a SortLimit).
+	env := nexmarkEnv(t)
+	_, err := env.ExecuteSQL(context.Background(), "SET 'execution.runtime-mode' = 'batch'")
+	require.NoError(t, err)
+	rf, plan := planReadFields(t, env, "SELECT bid.price FROM datagen ORDER BY `dateTime` DESC, bid.url LIMIT 3")
+	require.Equal(t, bid(2, 4, 5), rf, plan)
 }
