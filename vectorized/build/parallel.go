@@ -9,10 +9,8 @@ import (
 	"sync"
 
 	"github.com/tablerun/tablerun/connectors"
-	"github.com/tablerun/tablerun/core/changelog"
 	"github.com/tablerun/tablerun/planner/physical"
 	"github.com/tablerun/tablerun/vectorized"
-	"github.com/tablerun/tablerun/vectorized/ops"
 )
 
 // Parallel instances (Env.Parallelism > 1, streaming plans).
@@ -25,7 +23,10 @@ import (
 // producer side and its consumers sits a hub:
 //
 //   - a hash Exchange routes each row to the subtask that owns its key's
-//     key group (vectorized.HashColumns, KeyGroup, SubtaskOf);
+//     key group (vectorized.HashColumns, KeyGroup, SubtaskOf), a batch at
+//     a time: each producer's router (exchange_partition.go) hashes the
+//     key columns, orders the rows by subtask and gathers every column
+//     once into the subtasks' batches;
 //   - where P instances feed a single node (or the caller), the hub
 //     gathers them into one stream.
 //
@@ -253,8 +254,8 @@ func (h *hub) send(ctx context.Context, j int, it hubItem) error {
 type partitioner struct {
 	hub    *hub
 	from   int
-	hashes []uint64
-	idx    [][]int32
+	router *router
+	parts  []vectorized.Batch
 }
 
 // Emit implements vectorized.Collector.
@@ -267,39 +268,20 @@ func (p *partitioner) Emit(ctx context.Context, b vectorized.Batch) error {
 	if len(h.chans) == 1 || len(h.keys) == 0 {
 		return h.send(ctx, 0, hubItem{from: p.from, batch: b})
 	}
-	if cap(p.hashes) < n {
-		p.hashes = make([]uint64, n)
+	if p.router == nil {
+		p.router = newRouter(h.keys, len(h.chans))
+		p.parts = make([]vectorized.Batch, len(h.chans))
 	}
-	hs := p.hashes[:n]
-	vectorized.HashColumns(b.Rec, h.keys, hs)
-	P := len(h.chans)
-	if p.idx == nil {
-		p.idx = make([][]int32, P)
+	if j := p.router.route(b.Rec); j >= 0 {
+		return h.send(ctx, j, hubItem{from: p.from, batch: b})
 	}
-	for j := range p.idx {
-		p.idx[j] = p.idx[j][:0]
+	if err := p.router.split(b, p.parts); err != nil {
+		return err
 	}
-	for i, x := range hs {
-		j := vectorized.SubtaskOf(vectorized.KeyGroup(x, vectorized.DefaultMaxParallelism), vectorized.DefaultMaxParallelism, P)
-		p.idx[j] = append(p.idx[j], int32(i))
-	}
-	for j, idx := range p.idx {
-		if len(idx) == 0 {
+	for j, part := range p.parts {
+		p.parts[j] = vectorized.Batch{}
+		if part.NumRows() == 0 {
 			continue
-		}
-		part := b
-		if len(idx) < n {
-			rec, err := ops.Gather(b.Rec, idx, nil)
-			if err != nil {
-				return err
-			}
-			part = vectorized.Batch{Rec: rec}
-			if b.Kinds != nil {
-				part.Kinds = make([]changelog.RowKind, len(idx))
-				for k, i := range idx {
-					part.Kinds[k] = b.Kinds[i]
-				}
-			}
 		}
 		if err := h.send(ctx, j, hubItem{from: p.from, batch: part}); err != nil {
 			return err
