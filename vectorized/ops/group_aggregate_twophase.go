@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -350,7 +351,6 @@ type GlobalGroupAggregate struct {
 	scripts  scriptFuncs   // user-defined aggregates (script_agg.go)
 	distinct *distinctCols // DISTINCT calls (group_aggregate_distinct.go)
 	nGroups  int
-	prev     []arrow.Array // every group's results after the last bundle
 	ids      []uint32
 	keyBuf   []arrow.Array
 	stBuf    []arrow.Array
@@ -476,18 +476,36 @@ func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collect
 		}
 		g.last[id] = int32(i)
 	}
-	after := make([]arrow.Array, len(g.accs))
+	// The results of the touched groups before the bundle (those that
+	// existed) and after it: only the bundle's groups are evaluated.
+	var prevIDs []uint32
+	for _, id := range touched {
+		if int(id) < old {
+			prevIDs = append(prevIDs, id)
+		}
+	}
+	vals := make([]arrow.Array, len(g.accs))
+	defer releaseArrays(vals)
 	for i, acc := range g.accs {
 		acc.Resize(g.nGroups)
+		var before arrow.Array
+		if len(prevIDs) > 0 {
+			var err error
+			if before, err = evaluateIDs(acc, prevIDs); err != nil {
+				return err
+			}
+		}
 		g.stBuf = g.stBuf[:0]
 		var list arrow.Array
 		if k := g.distinct.col[i]; k >= 0 {
 			lt, ok := acc.StateTypes()[0].(*arrow.ListType)
 			if !ok {
+				releaseArrays([]arrow.Array{before})
 				return fmt.Errorf("internal: distinct state of %s", acc.StateTypes()[0])
 			}
 			var err error
 			if list, err = g.distinct.unpack(vectorized.Mem, rec.Column(g.distinct.base+k), i, lt.Elem()); err != nil {
+				releaseArrays([]arrow.Array{before})
 				return err
 			}
 			g.stBuf = append(g.stBuf, list)
@@ -499,38 +517,30 @@ func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collect
 		if list != nil {
 			list.Release()
 		}
+		var after arrow.Array
+		if err == nil {
+			after, err = evaluateIDs(acc, touched)
+		}
 		if err != nil {
+			releaseArrays([]arrow.Array{before})
 			return err
 		}
-		v, err := acc.Evaluate(vectorized.Mem)
-		if err != nil {
-			return err
-		}
-		after[i] = v
-	}
-	// Values: the previous results at [0, old), the new ones after.
-	vals := make([]arrow.Array, len(after))
-	defer func() {
-		for _, v := range vals {
-			if v != nil {
-				v.Release()
-			}
-		}
-	}()
-	cmps := make([]func(i, j int) bool, len(after))
-	for i, a := range after {
-		if old > 0 && g.prev != nil {
-			v, err := array.Concatenate([]arrow.Array{array.NewSlice(g.prev[i], 0, int64(old)), a}, vectorized.Mem)
+		// values: the before results of prevIDs, then the after results
+		// of touched
+		if before == nil {
+			vals[i] = after
+		} else {
+			vals[i], err = array.Concatenate([]arrow.Array{before, after}, vectorized.Mem)
+			before.Release()
+			after.Release()
 			if err != nil {
 				return err
 			}
-			vals[i] = v
-		} else {
-			a.Retain()
-			vals[i] = a
-			old = 0
 		}
-		cmps[i] = sameValueFunc(vals[i])
+	}
+	cmps := make([]func(i, j int) bool, len(vals))
+	for i, v := range vals {
+		cmps[i] = sameValueFunc(v)
 	}
 	keyIdx := make([]int32, 0, 2*len(touched))
 	valIdx := make([]int32, 0, 2*len(touched))
@@ -540,41 +550,58 @@ func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collect
 		valIdx = append(valIdx, v)
 		kinds = append(kinds, k)
 	}
-	for _, id := range touched {
+	nPrev, p := int32(len(prevIDs)), int32(0)
+	for t, id := range touched {
 		row := g.last[id]
-		now := int32(old) + int32(id)
+		now := nPrev + int32(t)
 		if int(id) >= old {
 			add(row, now, changelog.Insert)
 			continue
 		}
+		was := p
+		p++
 		changed := g.opts.StateTTL > 0
 		for _, same := range cmps {
 			if changed {
 				break
 			}
-			changed = !same(int(id), int(now))
+			changed = !same(int(was), int(now))
 		}
 		if !changed {
 			continue
 		}
 		if !g.opts.NoUpdateBefore {
-			add(row, int32(id), changelog.UpdateBefore)
+			add(row, was, changelog.UpdateBefore)
 		}
 		add(row, now, changelog.UpdateAfter)
 	}
-	for _, p := range g.prev {
-		p.Release()
-	}
-	g.prev = after
 	return emitChanges(ctx, out, g.out, rec, g.groupKeys, keyIdx, vals, valIdx, kinds)
 }
 
 // Close implements vectorized.Operator.
 func (g *GlobalGroupAggregate) Close() error {
-	for _, p := range g.prev {
-		p.Release()
-	}
 	closeMergers(g.accs)
-	g.prev, g.table, g.accs, g.buf = nil, nil, nil, bundleBuffer{}
+	g.table, g.accs, g.buf = nil, nil, bundleBuffer{}
 	return nil
+}
+
+// evaluateIDs returns the results of groups ids of acc: only those when
+// it can (agg.IDEvaluator), else every group's, gathered.
+func evaluateIDs(acc agg.Accumulator, ids []uint32) (arrow.Array, error) {
+	if e, ok := acc.(agg.IDEvaluator); ok {
+		a, err := e.EvaluateIDs(vectorized.Mem, ids)
+		if !errors.Is(err, agg.ErrNoIDEvaluator) {
+			return a, err
+		}
+	}
+	all, err := acc.Evaluate(vectorized.Mem)
+	if err != nil {
+		return nil, err
+	}
+	defer all.Release()
+	idx := make([]int32, len(ids))
+	for i, g := range ids {
+		idx[i] = int32(g)
+	}
+	return GatherArray(all, idx)
 }

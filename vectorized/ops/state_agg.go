@@ -617,7 +617,7 @@ func (g *GlobalGroupAggregate) stateRecord(groups []uint32, states [][]arrow.Arr
 }
 
 // loadState inserts the groups of a "groups" record that r owns (all when
-// r is nil) and merges their state; the caller refreshes g.prev.
+// r is nil) and merges their state.
 func (g *GlobalGroupAggregate) loadState(rec arrow.RecordBatch, r vectorized.StateReader) error {
 	if err := aggCheckSchema("GlobalGroupAggregate", rec.Schema(), g.stateSchema()); err != nil {
 		return err
@@ -672,30 +672,6 @@ func (g *GlobalGroupAggregate) loadState(rec arrow.RecordBatch, r vectorized.Sta
 		}
 		col += k
 	}
-	return nil
-}
-
-// refreshPrev re-evaluates every group's current result (the "before" of
-// the next bundle).
-func (g *GlobalGroupAggregate) refreshPrev() error {
-	for _, p := range g.prev {
-		p.Release()
-	}
-	g.prev = nil
-	if g.nGroups == 0 {
-		return nil
-	}
-	prev := make([]arrow.Array, len(g.accs))
-	for i, acc := range g.accs {
-		acc.Resize(g.nGroups)
-		v, err := acc.Evaluate(vectorized.Mem)
-		if err != nil {
-			releaseArrays(prev)
-			return err
-		}
-		prev[i] = v
-	}
-	g.prev = prev
 	return nil
 }
 
@@ -754,7 +730,7 @@ func (g *GlobalGroupAggregate) RestoreState(_ context.Context, r vectorized.Stat
 	if err := readGroupChain(r, len(g.groupKeys), func(rec arrow.RecordBatch) error { return g.loadState(rec, r) }); err != nil {
 		return err
 	}
-	return g.refreshPrev()
+	return nil
 }
 
 // expireTouched applies state TTL to the global phase before a bundle is
@@ -817,9 +793,6 @@ func (g *GlobalGroupAggregate) expireTouched(ctx context.Context, ids []uint32) 
 	g.ttl.access = fresh.ttl.access
 	g.ttl.mark = 2 * max(len(live), compactMinGroups/2)
 	g.seen, g.last = nil, nil
-	if err := g.refreshPrev(); err != nil {
-		return false, err
-	}
 	return true, nil
 }
 
