@@ -135,6 +135,20 @@ func (f datagenFactory) CreateSource(cx *Context, spec SourceSpec) (vectorized.S
 	return src, nil
 }
 
+// Splittable implements SplittableFactory: the row stream is cut into
+// chunks dealt round-robin to the instances, each making the rows of its
+// chunks (connectors/datagen/split.go), as Flink's DataGeneratorSource
+// runs in parallel. 'scan.parallelism' = '1' keeps a single instance.
+func (datagenFactory) Splittable(spec SourceSpec) bool {
+	if spec.Table == nil {
+		return true
+	}
+	p, ok := spec.Table.Table.Options[datagen.ScanParallel]
+	return !ok || strings.TrimSpace(p) != "1"
+}
+
+var _ SplittableFactory = datagenFactory{}
+
 func (f datagenFactory) CreateSink(cx *Context, spec SinkSpec) (Sink, error) {
 	return nil, fmt.Errorf("Connector 'datagen' can only be used as a source. It cannot be used as a sink.")
 }

@@ -30,6 +30,12 @@
 // from its own generator with a fixed seed derived from its position, so
 // the same table definition yields the same random values on every run
 // (time-based values aside).
+//
+// Parallel instances (split.go): at parallelism P the row stream is dealt
+// out in chunks, instance k making chunks k, k+P, …; 'number-of-rows' and
+// 'rows-per-second' are totals, each sequence value is made once, and the
+// rows are the same at every parallelism (each instance draws, without
+// building them, the random values of the other instances' rows).
 package datagen
 
 import (
@@ -42,6 +48,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -232,15 +239,28 @@ func (o optReader) duration(k string) (time.Duration, error) {
 
 // generator appends n values to a builder of its field's Arrow type.
 type generator struct {
+	// fill appends the values of the next n rows (random and clock
+	// values); nil for a 'sequence' of numbers or strings, whose values
+	// come from the row index (fillSeq).
 	fill func(b array.Builder, n int)
+	// fillSeq appends the values of rows first, first+1, …, first+n-1.
+	fillSeq func(b array.Builder, first int64, n int)
+	// build, when set, makes the next n values as an array directly (the
+	// values fill would append, without a builder).
+	build func(n int) arrow.Array
+	// skip consumes the random draws of the next n rows without producing
+	// them (nil: the field draws nothing), so that a split's rows have the
+	// values they have in the whole stream (split.go).
+	skip func(n int)
+	// draws is the number of values the field draws per row when fixed
+	// (0: it varies): skipping rows then jumps the PCG ahead (pcg.go).
+	draws int
 	// remaining is the number of values a sequence can still produce
 	// (-1: unlimited).
 	remaining int64
-	// pcg is the field's random source and seq the next value of a
-	// sequence (nil for random fields): the checkpointed state
+	// pcg is the field's random source: the checkpointed state
 	// (position.go).
 	pcg *rand.PCG
-	seq *int64
 }
 
 // Source generates rows.
@@ -254,7 +274,14 @@ type Source struct {
 	rps       int64
 	batchSize int
 	bounded   bool
-	done      int64 // rows emitted (the checkpointed position)
+	// split of splits: this instance makes chunks split, split+splits, …
+	// of the row stream (split.go).
+	split, splits int
+	// pos is the checkpointed position (position.go).
+	pos position
+	// origin is the row the splits started at (0, or the smallest
+	// position restored): 'rows-per-second' paces the stream from it.
+	origin int64
 }
 
 // NewSource returns a source for a datagen table named name (for
@@ -275,7 +302,7 @@ func NewSource(name string, opts map[string]string, physical types.Schema, proje
 		loc = time.UTC
 	}
 	o := optReader{opts}
-	s := &Source{name: name, physical: physical, proj: projection, batchSize: batchSize, bounded: bounded, total: -1}
+	s := &Source{name: name, physical: physical, proj: projection, batchSize: batchSize, bounded: bounded, total: -1, splits: 1}
 	rows, err := o.int64(NumberOfRows, -1)
 	if err != nil {
 		return nil, err
@@ -334,54 +361,6 @@ func (s *Source) Rows() int64 { return s.total }
 // Open does nothing.
 func (s *Source) Open(ctx context.Context) error { return nil }
 
-// Run emits the generated rows.
-func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
-	start := time.Now()
-	startDone := s.done
-	builders := make([]array.Builder, len(s.gens))
-	for i, f := range s.out.Fields() {
-		builders[i] = array.NewBuilder(memory.DefaultAllocator, f.Type)
-	}
-	for s.total < 0 || s.done < s.total {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n := int64(s.batchSize)
-		if !s.bounded {
-			// Throttled: about ten batches per second, so that rows
-			// trickle out as Flink's per-row throttle makes them.
-			n = max(min(n, s.rps/10), 1)
-		}
-		if s.total >= 0 && s.total-s.done < n {
-			n = s.total - s.done
-		}
-		cols := make([]arrow.Array, len(s.gens))
-		for i, g := range s.gens {
-			builders[i].Reserve(int(n))
-			g.fill(builders[i], int(n))
-			cols[i] = builders[i].NewArray()
-		}
-		rec := array.NewRecordBatch(s.out, cols, n)
-		// The position moves before Emit: a checkpoint taken inside Emit
-		// records the position after this batch.
-		s.done += n
-		if err := out.Emit(ctx, vectorized.Batch{Rec: rec}); err != nil {
-			return err
-		}
-		if !s.bounded {
-			due := start.Add(time.Duration(float64(s.done-startDone) / float64(s.rps) * float64(time.Second)))
-			if d := time.Until(due); d > 0 {
-				// Through the collector: an idle source is marked idle
-				// while it waits (vectorized/idle.go).
-				if err := vectorized.Sleep(ctx, out, d); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
-}
-
 // Close does nothing.
 func (s *Source) Close() error { return nil }
 
@@ -400,7 +379,7 @@ func newGenerator(o optReader, idx int, f types.Field, loc *time.Location) (*gen
 	var err error
 	switch kind {
 	case "random":
-		g, err = randomGenerator(o, rng, f, loc)
+		g, err = randomGenerator(o, pcg, rng, f, loc)
 	case "sequence":
 		g, err = sequenceGenerator(o, rng, f, loc)
 	default:
@@ -424,6 +403,27 @@ func withNulls(rng *rand.Rand, rate float64, b array.Builder, n int, one func())
 	}
 }
 
+// skipNulls consumes the draws withNulls makes for n values.
+func skipNulls(rng *rand.Rand, rate float64, n int, one func()) {
+	for i := 0; i < n; i++ {
+		if rate > 0 && rng.Float64() < rate {
+			continue
+		}
+		one()
+	}
+}
+
+// scratchSkip makes a skip function that fills a scratch builder of type
+// at and drops it (the slow path, for nested types).
+func scratchSkip(fill func(b array.Builder, n int), at arrow.DataType) func(n int) {
+	return func(n int) {
+		b := array.NewBuilder(memory.DefaultAllocator, at)
+		fill(b, n)
+		b.NewArray().Release()
+		b.Release()
+	}
+}
+
 // uniformInt returns a uniform integer in [lo, hi].
 func uniformInt(rng *rand.Rand, lo, hi int64) int64 {
 	span := uint64(hi - lo)
@@ -433,16 +433,49 @@ func uniformInt(rng *rand.Rand, lo, hi int64) int64 {
 	return lo + int64(rng.Uint64N(span+1))
 }
 
+// uniformInts returns a filler of n uniform integers in [lo, hi] without
+// NULLs (the values of uniformInt, in a loop without closures or calls
+// through the rand.Source interface) and the same as an array builder
+// (one allocation, no validity bitmap).
+func uniformInts[T int8 | int16 | int32 | int64, B interface {
+	Reserve(int)
+	UnsafeAppend(T)
+}](pcg *rand.PCG, lo, hi int64, dt arrow.DataType) (func(b array.Builder, n int), func(n int) arrow.Array) {
+	fill := func(b array.Builder, n int) {
+		bb := b.(B)
+		bb.Reserve(n)
+		for i := 0; i < n; i++ {
+			bb.UnsafeAppend(T(pcgUniform(pcg, lo, hi)))
+		}
+	}
+	build := func(n int) arrow.Array {
+		vals := make([]T, n)
+		for i := range vals {
+			vals[i] = T(pcgUniform(pcg, lo, hi))
+		}
+		var buf []byte
+		if n > 0 {
+			buf = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vals))), n*int(unsafe.Sizeof(vals[0])))
+		}
+		d := array.NewData(dt, n, []*memory.Buffer{nil, memory.NewBufferBytes(buf)}, nil, 0, 0)
+		defer d.Release()
+		return array.MakeFromData(d)
+	}
+	return fill, build
+}
+
 const hexChars = "0123456789abcdef"
 
-func randomGenerator(o optReader, rng *rand.Rand, f types.Field, loc *time.Location) (*generator, error) {
+// randomGenerator makes the generator of a random field drawing from rng,
+// whose source is pcg.
+func randomGenerator(o optReader, pcg *rand.PCG, rng *rand.Rand, f types.Field, loc *time.Location) (*generator, error) {
 	t := f.Type
 	g := &generator{remaining: -1}
 	nullRate, err := o.float(key(f.Name, "null-rate"), 0)
 	if err != nil {
 		return nil, err
 	}
-	intGen := func(defLo, defHi int64, put func(b array.Builder, v int64)) error {
+	intGen := func(defLo, defHi int64, put func(b array.Builder, v int64), fast func(lo, hi int64) (func(b array.Builder, n int), func(n int) arrow.Array)) error {
 		lo, err := o.intRange(key(f.Name, "min"), defLo, defLo, defHi)
 		if err != nil {
 			return err
@@ -457,6 +490,21 @@ func randomGenerator(o optReader, rng *rand.Rand, f types.Field, loc *time.Locat
 		g.fill = func(b array.Builder, n int) {
 			withNulls(rng, nullRate, b, n, func() { put(b, uniformInt(rng, lo, hi)) })
 		}
+		if nullRate == 0 {
+			if fast != nil {
+				g.fill, g.build = fast(lo, hi)
+			}
+			if span := uint64(hi - lo); span == math.MaxUint64 || (span+1)&span == 0 {
+				g.draws = 1 // one Uint64 (a power-of-two range is masked)
+			}
+			g.skip = func(n int) {
+				for i := 0; i < n; i++ {
+					pcgUniform(pcg, lo, hi)
+				}
+			}
+		} else {
+			g.skip = func(n int) { skipNulls(rng, nullRate, n, func() { uniformInt(rng, lo, hi) }) }
+		}
 		return nil
 	}
 	switch t.Kind {
@@ -465,22 +513,38 @@ func randomGenerator(o optReader, rng *rand.Rand, f types.Field, loc *time.Locat
 			bb := b.(*array.BooleanBuilder)
 			withNulls(rng, nullRate, b, n, func() { bb.Append(rng.IntN(2) == 1) })
 		}
+		g.skip = func(n int) { skipNulls(rng, nullRate, n, func() { rng.IntN(2) }) }
+		if nullRate == 0 {
+			g.draws = 1
+		}
 	case types.TinyInt:
-		err = intGen(math.MinInt8, math.MaxInt8, func(b array.Builder, v int64) { b.(*array.Int8Builder).Append(int8(v)) })
+		err = intGen(math.MinInt8, math.MaxInt8, func(b array.Builder, v int64) { b.(*array.Int8Builder).Append(int8(v)) },
+			func(lo, hi int64) (func(array.Builder, int), func(int) arrow.Array) {
+				return uniformInts[int8, *array.Int8Builder](pcg, lo, hi, arrow.PrimitiveTypes.Int8)
+			})
 	case types.SmallInt:
-		err = intGen(math.MinInt16, math.MaxInt16, func(b array.Builder, v int64) { b.(*array.Int16Builder).Append(int16(v)) })
+		err = intGen(math.MinInt16, math.MaxInt16, func(b array.Builder, v int64) { b.(*array.Int16Builder).Append(int16(v)) },
+			func(lo, hi int64) (func(array.Builder, int), func(int) arrow.Array) {
+				return uniformInts[int16, *array.Int16Builder](pcg, lo, hi, arrow.PrimitiveTypes.Int16)
+			})
 	case types.Int:
-		err = intGen(math.MinInt32, math.MaxInt32, func(b array.Builder, v int64) { b.(*array.Int32Builder).Append(int32(v)) })
+		err = intGen(math.MinInt32, math.MaxInt32, func(b array.Builder, v int64) { b.(*array.Int32Builder).Append(int32(v)) },
+			func(lo, hi int64) (func(array.Builder, int), func(int) arrow.Array) {
+				return uniformInts[int32, *array.Int32Builder](pcg, lo, hi, arrow.PrimitiveTypes.Int32)
+			})
 	case types.BigInt:
-		err = intGen(math.MinInt64, math.MaxInt64, func(b array.Builder, v int64) { b.(*array.Int64Builder).Append(v) })
+		err = intGen(math.MinInt64, math.MaxInt64, func(b array.Builder, v int64) { b.(*array.Int64Builder).Append(v) },
+			func(lo, hi int64) (func(array.Builder, int), func(int) arrow.Array) {
+				return uniformInts[int64, *array.Int64Builder](pcg, lo, hi, arrow.PrimitiveTypes.Int64)
+			})
 	case types.IntervalYearMonth:
 		err = intGen(0, 120000, func(b array.Builder, v int64) {
 			b.(*array.MonthIntervalBuilder).Append(arrow.MonthInterval(v))
-		})
+		}, nil)
 	case types.IntervalDayTime:
 		err = intGen(math.MinInt64, math.MaxInt64, func(b array.Builder, v int64) {
 			b.(*array.DurationBuilder).Append(arrow.Duration(v))
-		})
+		}, nil)
 	case types.Float, types.Double, types.Decimal:
 		defLo, defHi := math.SmallestNonzeroFloat64, math.MaxFloat64
 		if t.Kind == types.Float {
@@ -493,6 +557,10 @@ func randomGenerator(o optReader, rng *rand.Rand, f types.Field, loc *time.Locat
 		hi, err := o.float(key(f.Name, "max"), defHi)
 		if err != nil {
 			return nil, err
+		}
+		g.skip = func(n int) { skipNulls(rng, nullRate, n, func() { rng.Float64() }) }
+		if nullRate == 0 {
+			g.draws = 1
 		}
 		switch t.Kind {
 		case types.Float:
@@ -548,6 +616,17 @@ func randomGenerator(o optReader, rng *rand.Rand, f types.Field, loc *time.Locat
 				sb.BinaryBuilder.Append(buf[:l])
 			})
 		}
+		g.skip = func(n int) {
+			skipNulls(rng, nullRate, n, func() {
+				l := int(length)
+				if varLen && length > 1 {
+					l = 1 + rng.IntN(int(length)-1)
+				}
+				for i := 0; i < l; i++ {
+					rng.IntN(16)
+				}
+			})
+		}
 	case types.Binary, types.VarBinary:
 		length := int64(t.Precision)
 		varLen := false
@@ -577,6 +656,17 @@ func randomGenerator(o optReader, rng *rand.Rand, f types.Field, loc *time.Locat
 				bb.Append(v)
 			}
 		}
+		g.skip = func(n int) {
+			for i := 0; i < n; i++ {
+				l := int(length)
+				if varLen && length > 1 {
+					l = 1 + rng.IntN(int(length)-1)
+				}
+				for j := 0; j < l; j++ {
+					rng.Uint32()
+				}
+			}
+		}
 	case types.Timestamp, types.TimestampLTZ:
 		maxPast, err := o.duration(key(f.Name, "max-past"))
 		if err != nil {
@@ -593,10 +683,17 @@ func randomGenerator(o optReader, rng *rand.Rand, f types.Field, loc *time.Locat
 				bb.Append(arrow.Timestamp(ms * (types.TimestampUnitsPerSecond(t) / 1000)))
 			})
 		}
+		g.skip = func(n int) {
+			skipNulls(rng, nullRate, n, func() {
+				if pm := maxPast.Milliseconds(); pm > 0 {
+					rng.Int64N(pm)
+				}
+			})
+		}
 	case types.Date, types.Time:
 		g.fill = nowFiller(t, loc)
 	case types.Array, types.Map, types.Row:
-		next, err := nestedValues(o, rng, f, loc)
+		next, err := nestedValues(o, pcg, rng, f, loc)
 		if err != nil {
 			return nil, err
 		}
@@ -606,6 +703,11 @@ func randomGenerator(o optReader, rng *rand.Rand, f types.Field, loc *time.Locat
 				_ = types.AppendValue(b, next(), t)
 			}
 		}
+		at, err := types.ArrowType(t)
+		if err != nil {
+			return nil, err
+		}
+		g.skip = scratchSkip(g.fill, at)
 	default:
 		return nil, fmt.Errorf("not supported yet: datagen for column %s of type %s", f.Name, t)
 	}
@@ -620,7 +722,7 @@ func randomGenerator(o optReader, rng *rand.Rand, f types.Field, loc *time.Locat
 // comes from the random generator of the nested name with its own options
 // ('fields.a.element.min', 'fields.m.key.length', 'fields.r.x.null-rate');
 // 'fields.#.length' is the collection size (default 3).
-func nestedValues(o optReader, rng *rand.Rand, f types.Field, loc *time.Location) (func() any, error) {
+func nestedValues(o optReader, pcg *rand.PCG, rng *rand.Rand, f types.Field, loc *time.Location) (func() any, error) {
 	t := f.Type
 	nullRate, err := o.float(key(f.Name, "null-rate"), 0)
 	if err != nil {
@@ -628,7 +730,7 @@ func nestedValues(o optReader, rng *rand.Rand, f types.Field, loc *time.Location
 	}
 	// one returns count values of a nested generator.
 	child := func(name string, ct types.Type) (func(count int) []any, error) {
-		g, err := randomGenerator(o, rng, types.Field{Name: name, Type: ct}, loc)
+		g, err := randomGenerator(o, pcg, rng, types.Field{Name: name, Type: ct}, loc)
 		if err != nil {
 			return nil, err
 		}
@@ -729,6 +831,12 @@ func sequenceGenerator(o optReader, rng *rand.Rand, f types.Field, loc *time.Loc
 				bb.Append(rng.IntN(2) == 1)
 			}
 		}
+		g.skip = func(n int) {
+			for i := 0; i < n; i++ {
+				rng.IntN(2)
+			}
+		}
+		g.draws = 1
 		return g, nil
 	case types.Date, types.Time, types.Timestamp, types.TimestampLTZ:
 		g.fill = nowFiller(t, loc)
@@ -764,13 +872,11 @@ func sequenceGenerator(o optReader, rng *rand.Rand, f types.Field, loc *time.Loc
 			g.remaining = math.MaxInt64
 		}
 	}
-	next := start
-	g.seq = &next
 	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t.Scale)), nil)
-	g.fill = func(b array.Builder, n int) {
+	// The value of row i is start + i (i < remaining).
+	g.fillSeq = func(b array.Builder, first int64, n int) {
 		for i := 0; i < n; i++ {
-			v := next
-			next++
+			v := start + first + int64(i)
 			switch bb := b.(type) {
 			case *array.Int8Builder:
 				bb.Append(int8(v))
