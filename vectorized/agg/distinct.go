@@ -19,6 +19,9 @@ type distinctAcc struct {
 	pairs    *pairSet      // the set for one fixed-width argument, else nil
 	argTypes []arrow.DataType
 
+	// filled[g]: group g holds a value (for the two-phase merge, which
+	// must tell groups with values from fresh ones)
+	filled  []bool
 	mask    []bool
 	rows    []int32
 	pairIDs []uint32
@@ -43,7 +46,10 @@ func newDistinct(inner Accumulator, argTypes []arrow.DataType) (Accumulator, err
 }
 
 // Resize implements Accumulator.
-func (d *distinctAcc) Resize(n int) { d.inner.Resize(n) }
+func (d *distinctAcc) Resize(n int) {
+	d.filled = grow(d.filled, n)
+	d.inner.Resize(n)
+}
 
 // Update implements Accumulator.
 func (d *distinctAcc) Update(groupIDs []uint32, args []arrow.Array, filter *array.Boolean) error {
@@ -77,6 +83,11 @@ func (d *distinctAcc) Update(groupIDs []uint32, args []arrow.Array, filter *arra
 		d.pairs.addRows(groupIDs, keys, d.rows, first)
 	} else if err := d.markFirst(groupIDs, args, first); err != nil {
 		return err
+	}
+	for _, r := range d.rows {
+		if first[r>>3]&(1<<(r&7)) != 0 {
+			d.filled[groupIDs[r]] = true
+		}
 	}
 	data := array.NewData(arrow.FixedWidthTypes.Boolean, n,
 		[]*memory.Buffer{nil, memory.NewBufferBytes(first)}, nil, 0, 0)

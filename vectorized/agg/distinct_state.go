@@ -219,25 +219,7 @@ func (d *distinctMerger) Merge(groupIDs []uint32, state []arrow.Array) error {
 func (d *distinctMerger) groupsWithValues(ids []uint32) map[uint32]bool {
 	want := make(map[uint32]bool, len(ids))
 	for _, g := range ids {
-		want[g] = false
-	}
-	if d.pairs != nil {
-		for _, s := range d.pairs.slots {
-			if _, ok := want[s.gid]; ok && s.full != 0 {
-				want[s.gid] = true
-			}
-		}
-		return want
-	}
-	if d.seen.Len() == 0 {
-		return want
-	}
-	cols := d.seen.Keys(memory.DefaultAllocator)
-	defer releaseAll(cols)
-	for _, g := range rawValues[uint32](cols[0]) {
-		if _, ok := want[g]; ok {
-			want[g] = true
-		}
+		want[g] = int(g) < len(d.filled) && d.filled[g]
 	}
 	return want
 }
@@ -262,6 +244,9 @@ func listValues(list arrow.Array, groupIDs []uint32, a, b int) (arrow.Array, []u
 func (d *distinctMerger) mergeFresh(groupIDs []uint32, state []arrow.Array, a, b int) error {
 	vals, gids := listValues(state[0], groupIDs, a, b)
 	defer vals.Release()
+	for _, g := range gids {
+		d.filled[g] = true
+	}
 	if len(gids) > 0 {
 		rows := make([]int32, len(gids))
 		for i := range rows {

@@ -55,61 +55,112 @@ func newDistinctCols(calls []logical.AggCall, s *arrow.Schema, base int) (*disti
 func (d *distinctCols) pack(mem memory.Allocator, lists []arrow.Array, n int) ([]arrow.Array, error) {
 	out := make([]arrow.Array, 0, d.n)
 	for k := 0; k < d.n; k++ {
-		lb := array.NewBuilder(mem, d.typ).(*array.ListBuilder)
-		sb := lb.ValueBuilder().(*array.StructBuilder)
-		vb := sb.FieldBuilder(0).(*array.BinaryBuilder)
-		mb := sb.FieldBuilder(1).(*array.Int64Builder)
-		index := map[string]int{} // value → position among the group's pairs
-		var masks []int64
-		var vals [][]byte
-		var key [8]byte
-		for g := 0; g < n; g++ {
-			clear(index)
-			masks, vals = masks[:0], vals[:0]
-			for i, l := range lists {
-				if l == nil || d.col[i] != k {
-					continue
-				}
-				list, ok := l.(*array.List)
-				if !ok || g >= list.Len() {
-					lb.Release()
-					return nil, fmt.Errorf("internal: distinct values of call %d are %s", i, l.DataType())
-				}
-				lo, hi := list.ValueOffsets(g)
-				child := list.ListValues()
-				for j := int(lo); j < int(hi); j++ {
-					var v []byte
-					switch c := child.(type) {
-					case *array.Uint64:
-						binary.LittleEndian.PutUint64(key[:], c.Value(j))
-						v = key[:]
-					case *array.Binary:
-						v = c.Value(j)
-					default:
-						lb.Release()
-						return nil, fmt.Errorf("internal: distinct values of %s", child.DataType())
-					}
-					p, seen := index[string(v)]
-					if !seen {
-						p = len(vals)
-						index[string(v)] = p
-						vals = append(vals, append([]byte(nil), v...))
-						masks = append(masks, 0)
-					}
-					masks[p] |= 1 << d.bit[i]
-				}
-			}
-			lb.Append(true)
-			for p, v := range vals {
-				sb.Append(true)
-				vb.Append(v)
-				mb.Append(masks[p])
-			}
+		a, err := d.packColumn(mem, lists, k, n)
+		if err != nil {
+			releaseArrays(out)
+			return nil, err
 		}
-		out = append(out, lb.NewArray())
-		lb.Release()
+		out = append(out, a)
 	}
 	return out, nil
+}
+
+// packColumn builds distinct column k: per group the union of its calls'
+// values, each with the bits of the calls that hold it.
+func (d *distinctCols) packColumn(mem memory.Allocator, lists []arrow.Array, k, n int) (arrow.Array, error) {
+	type source struct {
+		list *array.List
+		u64  *array.Uint64
+		bin  *array.Binary
+		bit  int64
+	}
+	var srcs []source
+	for i, l := range lists {
+		if l == nil || d.col[i] != k {
+			continue
+		}
+		list, ok := l.(*array.List)
+		if !ok || list.Len() < n {
+			return nil, fmt.Errorf("internal: distinct values of call %d are %s", i, l.DataType())
+		}
+		s := source{list: list, bit: 1 << d.bit[i]}
+		switch c := list.ListValues().(type) {
+		case *array.Uint64:
+			s.u64 = c
+		case *array.Binary:
+			s.bin = c
+		default:
+			return nil, fmt.Errorf("internal: distinct values of %s", c.DataType())
+		}
+		srcs = append(srcs, s)
+	}
+	lb := array.NewBuilder(mem, d.typ).(*array.ListBuilder)
+	defer lb.Release()
+	sb := lb.ValueBuilder().(*array.StructBuilder)
+	vb := sb.FieldBuilder(0).(*array.BinaryBuilder)
+	mb := sb.FieldBuilder(1).(*array.Int64Builder)
+	var key [8]byte
+	value := func(s source, j int) []byte {
+		if s.u64 != nil {
+			binary.LittleEndian.PutUint64(key[:], s.u64.Value(j))
+			return key[:]
+		}
+		return s.bin.Value(j)
+	}
+	// the union of several calls' values: position of a value among the
+	// group's pairs
+	u64Index := map[uint64]int{}
+	binIndex := map[string]int{}
+	var masks []int64
+	var vals [][]byte
+	for g := 0; g < n; g++ {
+		lb.Append(true)
+		if len(srcs) == 1 {
+			// one call: its values are a set already
+			s := srcs[0]
+			lo, hi := s.list.ValueOffsets(g)
+			for j := int(lo); j < int(hi); j++ {
+				sb.Append(true)
+				vb.Append(value(s, j))
+				mb.Append(s.bit)
+			}
+			continue
+		}
+		clear(u64Index)
+		clear(binIndex)
+		masks, vals = masks[:0], vals[:0]
+		for _, s := range srcs {
+			lo, hi := s.list.ValueOffsets(g)
+			for j := int(lo); j < int(hi); j++ {
+				var p int
+				var seen bool
+				if s.u64 != nil {
+					v := s.u64.Value(j)
+					if p, seen = u64Index[v]; !seen {
+						p = len(vals)
+						u64Index[v] = p
+					}
+				} else {
+					v := s.bin.Value(j)
+					if p, seen = binIndex[string(v)]; !seen {
+						p = len(vals)
+						binIndex[string(v)] = p
+					}
+				}
+				if !seen {
+					vals = append(vals, append([]byte(nil), value(s, j)...))
+					masks = append(masks, 0)
+				}
+				masks[p] |= s.bit
+			}
+		}
+		for p, v := range vals {
+			sb.Append(true)
+			vb.Append(v)
+			mb.Append(masks[p])
+		}
+	}
+	return lb.NewArray(), nil
 }
 
 // unpack returns call i's distinct values from a distinct column: a LIST
