@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/tablerun/tablerun/connectors/internal/chunksplit"
 	"github.com/tablerun/tablerun/vectorized"
 )
 
@@ -41,15 +42,7 @@ const (
 )
 
 // splitPos is the progress of one split.
-type splitPos struct {
-	split, splits, chunk int64
-	next                 int64
-}
-
-// covers reports whether the split had emitted row k.
-func (p splitPos) covers(k int64) bool {
-	return k < p.next && (k/p.chunk)%p.splits == p.split
-}
+type splitPos = chunksplit.Pos
 
 // position is a source's progress: next is the index of the next row of
 // the stream; inherited lists the progress of former splits of another
@@ -62,41 +55,7 @@ type position struct {
 // pending returns the runs of rows in [lo, hi) to emit: those no
 // inherited split had emitted.
 func (p *position) pending(lo, hi int64) [][2]int64 {
-	if lo >= hi {
-		return nil
-	}
-	// Former progress up to lo covers nothing from here on.
-	var live []splitPos
-	for _, q := range p.inherited {
-		if q.next > lo {
-			live = append(live, q)
-		}
-	}
-	if len(live) == 0 {
-		return [][2]int64{{lo, hi}}
-	}
-	var runs [][2]int64
-	start := int64(-1)
-	for k := lo; k < hi; k++ {
-		done := false
-		for _, q := range live {
-			if q.covers(k) {
-				done = true
-				break
-			}
-		}
-		switch {
-		case !done && start < 0:
-			start = k
-		case done && start >= 0:
-			runs = append(runs, [2]int64{start, k})
-			start = -1
-		}
-	}
-	if start >= 0 {
-		runs = append(runs, [2]int64{start, hi})
-	}
-	return runs
+	return chunksplit.Pending(p.inherited, lo, hi)
 }
 
 var splitsSchema = arrow.NewSchema([]arrow.Field{
@@ -128,7 +87,7 @@ var legacySchema = arrow.NewSchema([]arrow.Field{
 
 // own returns the split's own progress.
 func (s *Source) own() splitPos {
-	return splitPos{split: int64(s.split), splits: int64(max(s.splits, 1)), chunk: s.chunk(), next: s.pos.next}
+	return splitPos{Split: int64(s.split), Splits: int64(max(s.splits, 1)), Chunk: s.chunk(), Next: s.pos.next}
 }
 
 func int64Array(vals []int64) arrow.Array {
@@ -155,7 +114,7 @@ func (s *Source) SnapshotPosition(w vectorized.StateWriter) error {
 	own := s.own()
 	rows := []splitPos{own}
 	for _, q := range s.pos.inherited {
-		if q.next <= own.next {
+		if q.Next <= own.Next {
 			// Covers nothing at or after the position, which every
 			// restore starts at or before.
 			continue
@@ -164,7 +123,7 @@ func (s *Source) SnapshotPosition(w vectorized.StateWriter) error {
 	}
 	cols := make([][]int64, 5)
 	for i, r := range rows {
-		for c, v := range []int64{r.split, r.splits, r.chunk, r.next, int64(min(i, 1))} {
+		for c, v := range []int64{r.Split, r.Splits, r.Chunk, r.Next, int64(min(i, 1))} {
 			cols[c] = append(cols[c], v)
 		}
 	}
@@ -194,8 +153,8 @@ func (s *Source) SnapshotPosition(w vectorized.StateWriter) error {
 		}
 		return int64Array(vals)
 	}
-	return writeRecord(w, streamsPart, streamsSchema, []arrow.Array{rep(own.split), rep(own.splits), rep(own.chunk),
-		rep(own.next), int64Array(gens), rng.NewArray()}, n)
+	return writeRecord(w, streamsPart, streamsSchema, []arrow.Array{rep(own.Split), rep(own.Splits), rep(own.Chunk),
+		rep(own.Next), int64Array(gens), rng.NewArray()}, n)
 }
 
 // RestorePosition implements vectorized.CheckpointedSource. It is called
@@ -206,7 +165,7 @@ func (s *Source) RestorePosition(r vectorized.StateReader) error {
 	owned := map[splitPos]bool{} // writers' own progress
 	states := map[splitPos]map[int64][]byte{}
 	add := func(p splitPos, inherited bool) error {
-		if p.splits < 1 || p.chunk < 1 || p.split < 0 || p.split >= p.splits || p.next < 0 {
+		if p.Splits < 1 || p.Chunk < 1 || p.Split < 0 || p.Split >= p.Splits || p.Next < 0 {
 			return fmt.Errorf("datagen: restoring the position of %s: bad split %+v", s.name, p)
 		}
 		if !inherited {
@@ -245,7 +204,7 @@ func (s *Source) RestorePosition(r vectorized.StateReader) error {
 					return fmt.Errorf("not supported yet: restoring a datagen source written by several instances")
 				}
 				// A single instance had emitted every row below rows.
-				p = splitPos{split: 0, splits: 1, chunk: 1, next: rows.Value(i)}
+				p = splitPos{Split: 0, Splits: 1, Chunk: 1, Next: rows.Value(i)}
 				if err := add(p, false); err != nil {
 					return err
 				}
@@ -271,7 +230,7 @@ func (s *Source) RestorePosition(r vectorized.StateReader) error {
 			c[i] = rec.Column(i).(*array.Int64)
 		}
 		for i := 0; i < int(rec.NumRows()); i++ {
-			p := splitPos{split: c[0].Value(i), splits: c[1].Value(i), chunk: c[2].Value(i), next: c[3].Value(i)}
+			p := splitPos{Split: c[0].Value(i), Splits: c[1].Value(i), Chunk: c[2].Value(i), Next: c[3].Value(i)}
 			if err := add(p, c[4].Value(i) != 0); err != nil {
 				return err
 			}
@@ -291,7 +250,7 @@ func (s *Source) RestorePosition(r vectorized.StateReader) error {
 		}
 		rng := rec.Column(5).(*array.Binary)
 		for i := 0; i < int(rec.NumRows()); i++ {
-			p := splitPos{split: c[0].Value(i), splits: c[1].Value(i), chunk: c[2].Value(i), next: c[3].Value(i)}
+			p := splitPos{Split: c[0].Value(i), Splits: c[1].Value(i), Chunk: c[2].Value(i), Next: c[3].Value(i)}
 			if err := state(p, c[4].Value(i), rng.Value(i)); err != nil {
 				return err
 			}
@@ -307,18 +266,18 @@ func (s *Source) RestorePosition(r vectorized.StateReader) error {
 	me := s.own()
 	// The same layout: one own progress per split of this parallelism and
 	// chunk size, nothing inherited: resume at the own progress.
-	same := len(all) == len(owned) && len(owned) == int(me.splits)
+	same := len(all) == len(owned) && len(owned) == int(me.Splits)
 	var resume *splitPos
 	for _, p := range all {
-		if p.splits != me.splits || p.chunk != me.chunk || !owned[p] {
+		if p.Splits != me.Splits || p.Chunk != me.Chunk || !owned[p] {
 			same = false
 		}
-		if p.split == me.split && resume == nil {
+		if p.Split == me.Split && resume == nil {
 			q := p
 			resume = &q
 		}
 	}
-	from := splitPos{next: -1}
+	from := splitPos{Next: -1}
 	if same && resume != nil {
 		from = *resume
 	} else {
@@ -326,11 +285,11 @@ func (s *Source) RestorePosition(r vectorized.StateReader) error {
 		// row below it was emitted) and skip what any former split
 		// emitted.
 		for _, p := range all {
-			if owned[p] && (from.next < 0 || p.next < from.next) {
+			if owned[p] && (from.Next < 0 || p.Next < from.Next) {
 				from = p
 			}
 		}
-		if from.next < 0 {
+		if from.Next < 0 {
 			return fmt.Errorf("datagen: restoring the position of %s: no split's own progress", s.name)
 		}
 		s.pos.inherited = all
@@ -348,11 +307,11 @@ func (s *Source) RestorePosition(r vectorized.StateReader) error {
 	if len(st) != len(s.gens) {
 		return fmt.Errorf("datagen: restoring the position of %s: %d columns, the checkpoint has %d (the query changed?)", s.name, len(s.gens), len(st))
 	}
-	s.pos.next = from.next
+	s.pos.next = from.Next
 	s.origin = -1
 	for _, p := range all {
-		if owned[p] && (s.origin < 0 || p.next < s.origin) {
-			s.origin = p.next
+		if owned[p] && (s.origin < 0 || p.Next < s.origin) {
+			s.origin = p.Next
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/tablerun/tablerun/connectors/internal/chunksplit"
 	"github.com/tablerun/tablerun/vectorized"
 )
 
@@ -30,15 +31,7 @@ var _ vectorized.CheckpointedSource = (*Source)(nil)
 const positionPart = "position"
 
 // splitPos is the progress of one split.
-type splitPos struct {
-	split, splits, batch int64
-	next                 int64
-}
-
-// covers reports whether the split had emitted event k.
-func (p splitPos) covers(k int64) bool {
-	return k < p.next && (k/p.batch)%p.splits == p.split
-}
+type splitPos = chunksplit.Pos
 
 // position is a source's progress: next is the index of the next event
 // of its own split; inherited lists the progress of former splits of
@@ -52,34 +45,7 @@ type position struct {
 // pending returns the runs of events in [lo, hi) to emit: those no
 // inherited split had emitted.
 func (p *position) pending(lo, hi int64) [][2]int64 {
-	if lo >= hi {
-		return nil
-	}
-	if len(p.inherited) == 0 {
-		return [][2]int64{{lo, hi}}
-	}
-	var runs [][2]int64
-	start := int64(-1)
-	for k := lo; k < hi; k++ {
-		done := false
-		for _, q := range p.inherited {
-			if q.covers(k) {
-				done = true
-				break
-			}
-		}
-		switch {
-		case !done && start < 0:
-			start = k
-		case done && start >= 0:
-			runs = append(runs, [2]int64{start, k})
-			start = -1
-		}
-	}
-	if start >= 0 {
-		runs = append(runs, [2]int64{start, hi})
-	}
-	return runs
+	return chunksplit.Pending(p.inherited, lo, hi)
 }
 
 // firstChunk returns the first chunk of the split at or after the
@@ -94,10 +60,10 @@ func (s *Source) firstChunk() int64 {
 
 // SnapshotPosition implements vectorized.CheckpointedSource.
 func (s *Source) SnapshotPosition(w vectorized.StateWriter) error {
-	own := splitPos{split: int64(s.split), splits: int64(s.splits), batch: int64(s.batch), next: s.pos.next}
+	own := splitPos{Split: int64(s.split), Splits: int64(s.splits), Chunk: int64(s.batch), Next: s.pos.next}
 	rows := []splitPos{own}
 	for _, q := range s.pos.inherited {
-		if q.split == own.split && q.splits == own.splits && q.batch == own.batch && q.next <= own.next {
+		if q.Split == own.Split && q.Splits == own.Splits && q.Chunk == own.Chunk && q.Next <= own.Next {
 			continue // covered by the own progress
 		}
 		rows = append(rows, q)
@@ -108,7 +74,7 @@ func (s *Source) SnapshotPosition(w vectorized.StateWriter) error {
 		if i == 0 {
 			emitted = s.emitted
 		}
-		for c, v := range []int64{r.split, r.splits, r.batch, r.next, emitted, int64(min(i, 1))} {
+		for c, v := range []int64{r.Split, r.Splits, r.Chunk, r.Next, emitted, int64(min(i, 1))} {
 			cols[c] = append(cols[c], v)
 		}
 	}
@@ -149,11 +115,11 @@ func (s *Source) RestorePosition(r vectorized.StateReader) error {
 			cols[i] = a
 		}
 		for i := 0; i < int(rec.NumRows()); i++ {
-			p := splitPos{split: cols[0].Value(i), splits: cols[1].Value(i), batch: cols[2].Value(i), next: cols[3].Value(i)}
-			if p.splits < 1 || p.batch < 1 || p.split < 0 || p.split >= p.splits || p.next < 0 {
+			p := splitPos{Split: cols[0].Value(i), Splits: cols[1].Value(i), Chunk: cols[2].Value(i), Next: cols[3].Value(i)}
+			if p.Splits < 1 || p.Chunk < 1 || p.Split < 0 || p.Split >= p.Splits || p.Next < 0 {
 				return fmt.Errorf("nexmark: restoring the position: bad split %+v", p)
 			}
-			if cols[5].Value(i) == 0 && p.split == int64(s.split) && p.splits == int64(s.splits) {
+			if cols[5].Value(i) == 0 && p.Split == int64(s.split) && p.Splits == int64(s.splits) {
 				emitted += cols[4].Value(i)
 			}
 			if !seen[p] {
@@ -171,16 +137,16 @@ func (s *Source) RestorePosition(r vectorized.StateReader) error {
 	}
 	s.pos = position{restored: true}
 	s.emitted = emitted
-	if len(all) == 1 && all[0].split == int64(s.split) && all[0].splits == int64(s.splits) && all[0].batch == int64(s.batch) {
-		s.pos.next = all[0].next // the same layout: resume
+	if len(all) == 1 && all[0].Split == int64(s.split) && all[0].Splits == int64(s.splits) && all[0].Chunk == int64(s.batch) {
+		s.pos.next = all[0].Next // the same layout: resume
 		return nil
 	}
 	// Another layout: skip what any former split emitted; the own split's
 	// former progress, if any, is where it resumes.
 	s.pos.inherited = all
 	for _, p := range all {
-		if p.split == int64(s.split) && p.splits == int64(s.splits) && p.batch == int64(s.batch) {
-			s.pos.next = max(s.pos.next, p.next)
+		if p.Split == int64(s.split) && p.Splits == int64(s.splits) && p.Chunk == int64(s.batch) {
+			s.pos.next = max(s.pos.next, p.Next)
 		}
 	}
 	return nil
