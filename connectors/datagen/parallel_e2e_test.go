@@ -6,7 +6,6 @@ package datagen_test
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablerun/tablerun/core"
+	"github.com/tablerun/tablerun/internal/sqltest"
 )
 
 func execAll(t *testing.T, env *core.TableEnvironment, stmts ...string) {
@@ -22,30 +22,6 @@ func execAll(t *testing.T, env *core.TableEnvironment, stmts ...string) {
 		_, err := env.ExecuteSQL(context.Background(), s)
 		require.NoError(t, err, s)
 	}
-}
-
-// materialize applies a changelog and returns the live rows, sorted.
-func materialize(t *testing.T, res *core.TableResult) []string {
-	t.Helper()
-	live := map[string]int{}
-	for k, row := range res.Changes() {
-		key := fmt.Sprint(row)
-		if k.IsRetraction() {
-			require.Positive(t, live[key], "retracting a row that is not there: %s", key)
-			live[key]--
-		} else {
-			live[key]++
-		}
-	}
-	require.NoError(t, res.Err())
-	var out []string
-	for k, c := range live {
-		for range c {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 const e2eTable = `CREATE TABLE src (id BIGINT, s STRING, v INT, k AS MOD(id, 13)) WITH ('connector' = 'datagen',
@@ -70,7 +46,7 @@ func TestParallelGroupByMatchesSingle(t *testing.T) {
 					"SET 'tablerun.exec.batch-size' = '"+batch+"'")
 				res, err := env.ExecuteSQL(context.Background(), query)
 				require.NoError(t, err)
-				got := materialize(t, res)
+				got := sqltest.Materialize(t, res)
 				if want == nil {
 					want = got
 					require.Len(t, want, min(rows, 13))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tablerun/tablerun/core"
 	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/internal/sqltest"
 	"github.com/tablerun/tablerun/planner/physical"
 	"github.com/tablerun/tablerun/vectorized/build"
 )
@@ -145,30 +146,6 @@ func checkReadCounts(t *testing.T, q string, read [2]int) {
 	require.Less(t, read[0], read[1], "the plain views read fewer fields")
 }
 
-// materialize applies a changelog and returns the live rows, sorted.
-func materialize(t *testing.T, res *core.TableResult) []string {
-	t.Helper()
-	live := map[string]int{}
-	for k, row := range res.Changes() {
-		key := fmt.Sprintf("%v", row)
-		if k.IsRetraction() {
-			require.Positive(t, live[key], "retracting a row that is not there: %s", key)
-			live[key]--
-		} else {
-			live[key]++
-		}
-	}
-	require.NoError(t, res.Err())
-	var out []string
-	for k, c := range live {
-		for range c {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 // streamingEnv is a streaming environment at parallelism 2 (split
 // sources, exchanges), small batches and mini-batch on.
 func streamingEnv(t *testing.T) *core.TableEnvironment {
@@ -193,7 +170,7 @@ func runStreaming(t *testing.T, env *core.TableEnvironment, query string) ([]str
 	require.NoError(t, err, query)
 	r, an, err := tab.ExecuteWithStats(context.Background())
 	require.NoError(t, err, query)
-	return materialize(t, r), readCount(an.Plan)
+	return sqltest.Materialize(t, r), readCount(an.Plan)
 }
 
 // TestNexmarkReadFieldsStreaming is the same in streaming mode, at
