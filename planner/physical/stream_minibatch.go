@@ -151,55 +151,12 @@ func describeMiniBatch(n Node) (string, bool) {
 	case *LocalGroupAggregate:
 		in := uniquify(x.Input.Schema().Names())
 		sel, keys := groupItems(in, x.GroupKeys, x.Out)
-		col := len(x.GroupKeys)
-		dcol, _, dargs, _ := logical.DistinctLayout(x.Aggs)
-		for i, a := range x.Aggs {
-			names := x.Out[col : col+len(stateKinds(a))].Names()
-			col += len(names)
-			target := names[0]
-			if len(names) > 1 {
-				target = "(" + strings.Join(names, ", ") + ")"
-			}
-			call := AggString(a, in)
-			if a.Distinct && i < len(dcol) && dcol[i] >= 0 {
-				// Flink: COUNT(distinct$0 x) … , DISTINCT(x) AS distinct$0
-				b := a
-				b.Distinct = false
-				call = AggString(b, in)
-				open := strings.Index(call, "(")
-				call = call[:open+1] + fmt.Sprintf("distinct$%d ", dcol[i]) + call[open+1:]
-			}
-			sel = append(sel, call+" AS "+target)
-		}
-		for k, args := range dargs {
-			names := make([]string, len(args))
-			for j, c := range args {
-				names[j] = colName(in, c)
-			}
-			sel = append(sel, fmt.Sprintf("DISTINCT(%s) AS distinct$%d", strings.Join(names, ", "), k))
-		}
+		sel = append(sel, localAggItems(x.Aggs, in, x.Out, len(x.GroupKeys))...)
 		return aggAttrs(keys, sel), true
 	case *GlobalGroupAggregate:
 		in := uniquify(x.Input.Schema().Names())
 		sel, keys := groupItems(in, x.GroupKeys, x.Out)
-		for i, a := range x.Aggs {
-			names := make([]string, len(x.StateCols[i]))
-			for j, c := range x.StateCols[i] {
-				names[j] = colName(in, c)
-			}
-			arg := names[0]
-			if len(names) > 1 {
-				arg = "(" + strings.Join(names, ", ") + ")"
-			}
-			name := strings.ToUpper(a.Name)
-			if a.User {
-				name = a.Name
-			}
-			if i < len(x.DistinctCols) && x.DistinctCols[i] >= 0 {
-				arg = colName(in, x.DistinctCols[i]) + " " + arg
-			}
-			sel = append(sel, name+"("+arg+") AS "+a.Alias)
-		}
+		sel = append(sel, globalAggItems(x.Aggs, x.StateCols, x.DistinctCols, in)...)
 		return aggAttrs(keys, sel), true
 	}
 	return "", false
@@ -387,6 +344,117 @@ func twoPhase(g *GroupAggregate, in Node, o MiniBatchOptions) Node {
 	return global
 }
 
+// splitCallStates appends to out the partial-state columns of every call
+// of a two-phase aggregate over input in — per call its accumulator
+// fields, then one shared distinct column per argument list of the
+// DISTINCT calls (logical.DistinctLayout) — and returns each call's state
+// columns and distinct column (-1: none). ok is false when a call cannot
+// split (user-defined ones only with user).
+func splitCallStates(aggs []logical.AggCall, in types.Schema, out *types.Schema, user bool) (stateCols [][]int, distinctCols []int, ok bool) {
+	dcol, _, dargs, ok := logical.DistinctLayout(aggs)
+	if !ok {
+		return nil, nil, false
+	}
+	idx := 0
+	for _, a := range aggs {
+		if a.User && !user {
+			return nil, nil, false
+		}
+		plain := a
+		if a.Distinct {
+			// the call's state over the bundle's distinct values; the
+			// values themselves go into the shared distinct column
+			if a.User || !distinctArgsSplit(a.Args, in) {
+				return nil, nil, false
+			}
+			plain.Distinct = false
+		}
+		ts, ok := stateTypes(plain, in)
+		if !ok {
+			return nil, nil, false
+		}
+		var cols []int
+		for j, t := range ts {
+			cols = append(cols, len(*out))
+			*out = append(*out, types.Field{Name: fmt.Sprintf("%s$%d", stateKinds(a)[j], idx), Type: t})
+			idx++
+		}
+		stateCols = append(stateCols, cols)
+	}
+	first := len(*out)
+	for k := range dargs {
+		*out = append(*out, types.Field{Name: fmt.Sprintf("distinct$%d", k), Type: logical.DistinctStateType()})
+	}
+	for _, k := range dcol {
+		if k >= 0 {
+			k += first
+		}
+		distinctCols = append(distinctCols, k)
+	}
+	return stateCols, distinctCols, true
+}
+
+// localAggItems prints the calls of a local phase as Flink does —
+// "SUM(v) AS sum$1", "AVG(v) AS (sum$2, count$3)", a DISTINCT call as
+// "COUNT(distinct$0 v) AS count$0" — then its distinct columns
+// ("DISTINCT(v) AS distinct$0"); the calls' state columns start at column
+// col of out.
+func localAggItems(aggs []logical.AggCall, in []string, out types.Schema, col int) []string {
+	var sel []string
+	dcol, _, dargs, _ := logical.DistinctLayout(aggs)
+	for i, a := range aggs {
+		names := out[col : col+len(stateKinds(a))].Names()
+		col += len(names)
+		target := names[0]
+		if len(names) > 1 {
+			target = "(" + strings.Join(names, ", ") + ")"
+		}
+		call := AggString(a, in)
+		if a.Distinct && i < len(dcol) && dcol[i] >= 0 {
+			b := a
+			b.Distinct = false
+			call = AggString(b, in)
+			open := strings.Index(call, "(")
+			call = call[:open+1] + fmt.Sprintf("distinct$%d ", dcol[i]) + call[open+1:]
+		}
+		sel = append(sel, call+" AS "+target)
+	}
+	for k, args := range dargs {
+		names := make([]string, len(args))
+		for j, c := range args {
+			names[j] = colName(in, c)
+		}
+		sel = append(sel, fmt.Sprintf("DISTINCT(%s) AS distinct$%d", strings.Join(names, ", "), k))
+	}
+	return sel
+}
+
+// globalAggItems prints the calls of a global phase as Flink does:
+// "SUM(sum$1) AS s", "AVG((sum$2, count$3)) AS a", a DISTINCT call as
+// "COUNT(distinct$0 count$0) AS c".
+func globalAggItems(aggs []logical.AggCall, stateCols [][]int, distinctCols []int, in []string) []string {
+	var sel []string
+	for i, a := range aggs {
+		names := make([]string, len(stateCols[i]))
+		for j, c := range stateCols[i] {
+			names[j] = colName(in, c)
+		}
+		arg := names[0]
+		if len(names) > 1 {
+			arg = "(" + strings.Join(names, ", ") + ")"
+		}
+		name := strings.ToUpper(a.Name)
+		if a.User {
+			name = a.Name
+		}
+		if i < len(distinctCols) && distinctCols[i] >= 0 {
+			arg = colName(in, distinctCols[i]) + " " + arg
+		}
+		sel = append(sel, name+"("+arg+") AS "+a.Alias)
+	}
+	return sel
+}
+
 // distinctArgsSplit reports whether DISTINCT values of the argument
 // columns args of in can cross phases: scalar types with a value encoding.
 func distinctArgsSplit(args []int, in types.Schema) bool {
@@ -424,43 +492,11 @@ func SplitGroupAggregate(g *GroupAggregate, src Node) (local *LocalGroupAggregat
 		local.Out = append(local.Out, g.Out[i])
 	}
 	global = &GlobalGroupAggregate{Aggs: g.Aggs, LocalIn: inSchema, Out: g.Out}
-	dcol, _, dargs, ok := logical.DistinctLayout(g.Aggs)
+	stateCols, distinctCols, ok := splitCallStates(g.Aggs, inSchema, &local.Out, true)
 	if !ok {
 		return nil, nil, false
 	}
-	idx := 0
-	for _, a := range g.Aggs {
-		plain := a
-		if a.Distinct {
-			// the call's state over the bundle's distinct values; the
-			// values themselves go into the shared distinct column
-			if a.User || !distinctArgsSplit(a.Args, inSchema) {
-				return nil, nil, false
-			}
-			plain.Distinct = false
-		}
-		ts, ok := stateTypes(plain, inSchema)
-		if !ok {
-			return nil, nil, false
-		}
-		var cols []int
-		for j, t := range ts {
-			cols = append(cols, len(local.Out))
-			local.Out = append(local.Out, types.Field{Name: fmt.Sprintf("%s$%d", stateKinds(a)[j], idx), Type: t})
-			idx++
-		}
-		global.StateCols = append(global.StateCols, cols)
-	}
-	first := len(local.Out)
-	for k := range dargs {
-		local.Out = append(local.Out, types.Field{Name: fmt.Sprintf("distinct$%d", k), Type: logical.DistinctStateType()})
-	}
-	for _, k := range dcol {
-		if k >= 0 {
-			k += first
-		}
-		global.DistinctCols = append(global.DistinctCols, k)
-	}
+	global.StateCols, global.DistinctCols = stateCols, distinctCols
 	var keys []int
 	for i := range g.GroupKeys {
 		keys = append(keys, i)

@@ -51,6 +51,9 @@ type GlobalWindowAggregate struct {
 	Aggs []logical.AggCall
 	// StateCols[i] are the Input columns holding the state of Aggs[i].
 	StateCols [][]int
+	// DistinctCols[i] is the Input column of the distinct values of a
+	// DISTINCT call Aggs[i] (logical.DistinctLayout), -1 for other calls.
+	DistinctCols []int
 	// SliceEnd is the Input column $slice_end.
 	SliceEnd int
 	// Window is the window; TimeCol indexes LocalIn.
@@ -107,16 +110,7 @@ func describeWindowTwoPhase(n Node) (string, bool) {
 			keys = append(keys, colName(in, k))
 		}
 		sel := append([]string(nil), keys...)
-		col := len(x.GroupKeys)
-		for _, a := range x.Aggs {
-			names := x.Out[col : col+len(stateKinds(a))].Names()
-			col += len(names)
-			target := names[0]
-			if len(names) > 1 {
-				target = "(" + strings.Join(names, ", ") + ")"
-			}
-			sel = append(sel, AggString(a, in)+" AS "+target)
-		}
+		sel = append(sel, localAggItems(x.Aggs, in, x.Out, len(x.GroupKeys))...)
 		sel = append(sel, "slice_end('w$) AS "+SliceEndName)
 		return windowAggAttrs(keys, x.Window.String(), sel), true
 	case *GlobalWindowAggregate:
@@ -126,17 +120,7 @@ func describeWindowTwoPhase(n Node) (string, bool) {
 			keys = append(keys, colName(in, k))
 		}
 		sel := append([]string(nil), keys...)
-		for i, a := range x.Aggs {
-			names := make([]string, len(x.StateCols[i]))
-			for j, c := range x.StateCols[i] {
-				names[j] = colName(in, c)
-			}
-			arg := names[0]
-			if len(names) > 1 {
-				arg = "(" + strings.Join(names, ", ") + ")"
-			}
-			sel = append(sel, strings.ToUpper(a.Name)+"("+arg+") AS "+a.Alias)
-		}
+		sel = append(sel, globalAggItems(x.Aggs, x.StateCols, x.DistinctCols, in)...)
 		nk := len(x.GroupKeys) + len(x.Aggs)
 		sel = append(sel, "start('w$) AS "+x.Out[nk].Name, "end('w$) AS "+x.Out[nk+1].Name)
 		if x.WindowTime {
@@ -225,8 +209,9 @@ func twoPhaseWindow(w *WindowAggregate, o MiniBatchOptions) Node {
 // the group columns, single without) of the local's output. ok is false
 // when it cannot split, as Flink's rule: a processing-time or SESSION
 // window, an updating input, or a call that is not COUNT, SUM, AVG, MIN or
-// MAX, or is DISTINCT (tablerun's deviation: Flink merges DISTINCT window
-// aggregates and user-defined ones with merge too).
+// MAX (tablerun's deviation: Flink merges user-defined window aggregates
+// with merge too). DISTINCT calls ship their values in distinct columns
+// before $slice_end, as in SplitGroupAggregate.
 func SplitWindowAggregate(w *WindowAggregate, src Node, size int64) (local *LocalWindowAggregate, global *GlobalWindowAggregate, ok bool) {
 	if w.Window.Proctime || w.Window.Kind == logical.Session || !src.Mode().IsInsertOnly() {
 		return nil, nil, false
@@ -240,22 +225,13 @@ func SplitWindowAggregate(w *WindowAggregate, src Node, size int64) (local *Loca
 		local.Out = append(local.Out, in[k])
 	}
 	global = &GlobalWindowAggregate{Aggs: w.Aggs, Window: w.Window, LocalIn: in, WindowTime: w.WindowTime, Out: w.Out}
-	idx := 0
-	for _, a := range w.Aggs {
-		ts, ok := stateTypes(a, in)
-		if !ok || a.User {
-			// user-defined aggregates: one phase (a window keeps one
-			// accumulator set per window; no script instance per window)
-			return nil, nil, false
-		}
-		var cols []int
-		for j, t := range ts {
-			cols = append(cols, len(local.Out))
-			local.Out = append(local.Out, types.Field{Name: fmt.Sprintf("%s$%d", stateKinds(a)[j], idx), Type: t})
-			idx++
-		}
-		global.StateCols = append(global.StateCols, cols)
+	// user-defined aggregates: one phase (a window keeps one accumulator
+	// set per window; no script instance per window)
+	stateCols, distinctCols, ok := splitCallStates(w.Aggs, in, &local.Out, false)
+	if !ok {
+		return nil, nil, false
 	}
+	global.StateCols, global.DistinctCols = stateCols, distinctCols
 	global.SliceEnd = len(local.Out)
 	local.Out = append(local.Out, types.Field{Name: SliceEndName, Type: types.Type{Kind: types.BigInt, NotNull: true}})
 	keys := make([]int, len(w.GroupKeys))

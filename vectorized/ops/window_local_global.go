@@ -39,21 +39,23 @@ type windowGroups struct {
 // newWindowGroups returns the empty state of one window for keys of types
 // kts and the mergers of calls over localIn, whose state columns in
 // stateSchema start at column first.
-func newWindowGroups(kts []arrow.DataType, calls []logical.AggCall, localIn types.Schema, stateSchema *arrow.Schema, first int) (*windowGroups, error) {
+// The calls' state columns are returned too (a DISTINCT call's values
+// travel in a distinct column after them: group_aggregate_distinct.go).
+func newWindowGroups(kts []arrow.DataType, calls []logical.AggCall, localIn types.Schema, stateSchema *arrow.Schema, first int) (*windowGroups, [][]int, error) {
 	g := &windowGroups{}
 	if len(kts) > 0 {
 		t, err := agg.NewGroupTable(kts)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		g.table = t
 	}
-	accs, _, err := newMergers(calls, localIn, stateSchema, first, scriptFuncs{}, nil)
+	accs, cols, err := newMergers(calls, localIn, stateSchema, first, scriptFuncs{}, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g.accs = accs
-	return g, nil
+	return g, cols, nil
 }
 
 // insert looks up the keys of n rows into ids and resizes the mergers.
@@ -167,15 +169,16 @@ type LocalWindowAggregate struct {
 	size  int64
 	clock *zoneClock
 
-	kts     []arrow.DataType
-	windows map[[2]int64]*windowGroups
-	wm      int64
-	rows    int64
-	buf     [][2]int64
-	sel     windowRows
-	ids     []uint32
-	keyBuf  []arrow.Array
-	argBuf  [][]arrow.Array
+	kts      []arrow.DataType
+	distinct *distinctCols // DISTINCT calls (group_aggregate_distinct.go)
+	windows  map[[2]int64]*windowGroups
+	wm       int64
+	rows     int64
+	buf      [][2]int64
+	sel      windowRows
+	ids      []uint32
+	keyBuf   []arrow.Array
+	argBuf   [][]arrow.Array
 }
 
 var _ vectorized.Operator = (*LocalWindowAggregate)(nil)
@@ -213,7 +216,11 @@ func (l *LocalWindowAggregate) Open(context.Context) error {
 	}
 	l.kts = kts
 	// check the state columns once
-	if _, err := newWindowGroups(nil, l.calls, l.in, l.out, len(l.keys)); err != nil {
+	_, cols, err := newWindowGroups(nil, l.calls, l.in, l.out, len(l.keys))
+	if err != nil {
+		return err
+	}
+	if l.distinct, err = newDistinctCols(l.calls, l.out, stateEnd(cols, len(l.keys))); err != nil {
 		return err
 	}
 	l.windows = map[[2]int64]*windowGroups{}
@@ -256,7 +263,7 @@ func (l *LocalWindowAggregate) Process(ctx context.Context, b vectorized.Batch, 
 		g := l.windows[win]
 		if g == nil {
 			var err error
-			if g, err = newWindowGroups(l.kts, l.calls, l.in, l.out, len(l.keys)); err != nil {
+			if g, _, err = newWindowGroups(l.kts, l.calls, l.in, l.out, len(l.keys)); err != nil {
 				return err
 			}
 			l.windows[win] = g
@@ -338,14 +345,29 @@ func (l *LocalWindowAggregate) flush(ctx context.Context, out vectorized.Collect
 			continue
 		}
 		cols := g.keys()
-		for _, acc := range g.accs {
+		lists := make([]arrow.Array, len(g.accs)) // the DISTINCT calls' values
+		for i, acc := range g.accs {
 			st, err := acc.State(vectorized.Mem)
 			if err != nil {
 				releaseArrays(cols)
+				releaseArrays(lists)
 				return err
+			}
+			if l.distinct.col[i] >= 0 {
+				lists[i], st = st[0], st[1:]
 			}
 			cols = append(cols, st...)
 		}
+		if l.distinct.n > 0 {
+			dc, err := l.distinct.pack(vectorized.Mem, lists, g.nGroups)
+			if err != nil {
+				releaseArrays(cols)
+				releaseArrays(lists)
+				return err
+			}
+			cols = append(cols, dc...)
+		}
+		releaseArrays(lists)
 		ends := make([]int64, g.nGroups)
 		for i := range ends {
 			ends[i] = win[1]
@@ -423,14 +445,15 @@ type GlobalWindowAggregate struct {
 	out       *arrow.Schema
 	clock     *zoneClock
 
-	kts     []arrow.DataType
-	windows map[[2]int64]*windowGroups
-	wm      int64
-	late    atomic.Int64
-	ids     []uint32
-	sel     windowRows
-	keyBuf  []arrow.Array
-	stBuf   []arrow.Array
+	kts      []arrow.DataType
+	distinct *distinctCols // DISTINCT calls (group_aggregate_distinct.go)
+	windows  map[[2]int64]*windowGroups
+	wm       int64
+	late     atomic.Int64
+	ids      []uint32
+	sel      windowRows
+	keyBuf   []arrow.Array
+	stBuf    []arrow.Array
 }
 
 var (
@@ -481,25 +504,25 @@ func (g *GlobalWindowAggregate) Open(context.Context) error {
 		}
 		g.kts[i] = g.in.Field(k).Type
 	}
-	probe, err := g.newGroups()
+	_, cols, err := newWindowGroups(g.kts, g.calls, g.localIn, g.in, len(g.keys))
 	if err != nil {
 		return err
 	}
-	col := len(g.keys)
-	for i, m := range probe.accs {
-		for j := range m.StateTypes() {
-			if j >= len(g.stateCols[i]) || g.stateCols[i][j] != col {
-				return fmt.Errorf("internal: state columns %v of %s", g.stateCols[i], g.calls[i])
-			}
-			col++
+	for i := range cols {
+		if fmt.Sprint(cols[i]) != fmt.Sprint(g.stateCols[i]) {
+			return fmt.Errorf("internal: state columns %v of %s, want %v", g.stateCols[i], g.calls[i], cols[i])
 		}
+	}
+	if g.distinct, err = newDistinctCols(g.calls, g.in, stateEnd(cols, len(g.keys))); err != nil {
+		return err
 	}
 	g.keyBuf = make([]arrow.Array, len(g.keys))
 	return nil
 }
 
 func (g *GlobalWindowAggregate) newGroups() (*windowGroups, error) {
-	return newWindowGroups(g.kts, g.calls, g.localIn, g.in, len(g.keys))
+	w, _, err := newWindowGroups(g.kts, g.calls, g.localIn, g.in, len(g.keys))
+	return w, err
 }
 
 // windowOf returns the window [start, end) of a window end.
@@ -545,7 +568,7 @@ func (g *GlobalWindowAggregate) Process(_ context.Context, b vectorized.Batch, _
 				return err
 			}
 		}
-		err := g.merge(win, rec, g.keys, g.stateCols)
+		err := g.merge(win, rec, g.keys, g.stateCols, true)
 		if len(rows) != n {
 			rec.Release()
 		}
@@ -557,8 +580,9 @@ func (g *GlobalWindowAggregate) Process(_ context.Context, b vectorized.Batch, _
 }
 
 // merge folds the partial states of rec (keys in columns keys, states in
-// stateCols) into window win.
-func (g *GlobalWindowAggregate) merge(win [2]int64, rec arrow.RecordBatch, keys []int, stateCols [][]int) error {
+// stateCols) into window win; fromLocal: rec is the local phase's, whose
+// DISTINCT values are in distinct columns (a snapshot's states are whole).
+func (g *GlobalWindowAggregate) merge(win [2]int64, rec arrow.RecordBatch, keys []int, stateCols [][]int, fromLocal bool) error {
 	w := g.windows[win]
 	if w == nil {
 		var err error
@@ -580,10 +604,26 @@ func (g *GlobalWindowAggregate) merge(win [2]int64, rec arrow.RecordBatch, keys 
 	}
 	for i, acc := range w.accs {
 		g.stBuf = g.stBuf[:0]
+		var list arrow.Array
+		if k := g.distinct.col[i]; fromLocal && k >= 0 {
+			lt, ok := acc.StateTypes()[0].(*arrow.ListType)
+			if !ok {
+				return fmt.Errorf("internal: distinct state of %s", acc.StateTypes()[0])
+			}
+			var err error
+			if list, err = g.distinct.unpack(vectorized.Mem, rec.Column(g.distinct.base+k), i, lt.Elem()); err != nil {
+				return err
+			}
+			g.stBuf = append(g.stBuf, list)
+		}
 		for _, c := range stateCols[i] {
 			g.stBuf = append(g.stBuf, rec.Column(c))
 		}
-		if err := acc.Merge(g.ids[:m], g.stBuf); err != nil {
+		err := acc.Merge(g.ids[:m], g.stBuf)
+		if list != nil {
+			list.Release()
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -783,7 +823,7 @@ func (g *GlobalWindowAggregate) RestoreState(_ context.Context, r vectorized.Sta
 			if err != nil {
 				return err
 			}
-			err = g.merge(win, part, keys, stateCols)
+			err = g.merge(win, part, keys, stateCols, false)
 			part.Release()
 			if err != nil {
 				return err
