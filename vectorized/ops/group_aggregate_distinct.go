@@ -10,6 +10,8 @@ import (
 
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
+	"github.com/tablerun/tablerun/vectorized"
+	"github.com/tablerun/tablerun/vectorized/agg"
 )
 
 // DISTINCT calls in two phases (logical.DistinctLayout): a DISTINCT call's
@@ -208,4 +210,29 @@ func (d *distinctCols) unpack(mem memory.Allocator, column arrow.Array, i int, e
 		}
 	}
 	return lb.NewArray(), nil
+}
+
+// mergeCall folds the partial states of call i in rec (its state columns
+// cols; with fromLocal, a DISTINCT call's values from its distinct
+// column) into acc's groups ids. buf is scratch.
+func (d *distinctCols) mergeCall(acc agg.Merger, i int, ids []uint32, rec arrow.RecordBatch, cols []int, fromLocal bool, buf *[]arrow.Array) error {
+	st := (*buf)[:0]
+	var list arrow.Array
+	if k := d.col[i]; fromLocal && k >= 0 {
+		lt, ok := acc.StateTypes()[0].(*arrow.ListType)
+		if !ok {
+			return fmt.Errorf("internal: distinct state of %s", acc.StateTypes()[0])
+		}
+		var err error
+		if list, err = d.unpack(vectorized.Mem, rec.Column(d.base+k), i, lt.Elem()); err != nil {
+			return err
+		}
+		defer list.Release()
+		st = append(st, list)
+	}
+	for _, c := range cols {
+		st = append(st, rec.Column(c))
+	}
+	*buf = st
+	return acc.Merge(ids, st)
 }

@@ -495,28 +495,7 @@ func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collect
 				return err
 			}
 		}
-		g.stBuf = g.stBuf[:0]
-		var list arrow.Array
-		if k := g.distinct.col[i]; k >= 0 {
-			lt, ok := acc.StateTypes()[0].(*arrow.ListType)
-			if !ok {
-				releaseArrays([]arrow.Array{before})
-				return fmt.Errorf("internal: distinct state of %s", acc.StateTypes()[0])
-			}
-			var err error
-			if list, err = g.distinct.unpack(vectorized.Mem, rec.Column(g.distinct.base+k), i, lt.Elem()); err != nil {
-				releaseArrays([]arrow.Array{before})
-				return err
-			}
-			g.stBuf = append(g.stBuf, list)
-		}
-		for _, c := range g.stateCols[i] {
-			g.stBuf = append(g.stBuf, rec.Column(c))
-		}
-		err := acc.Merge(g.ids, g.stBuf)
-		if list != nil {
-			list.Release()
-		}
+		err := g.distinct.mergeCall(acc, i, g.ids, rec, g.stateCols[i], true, &g.stBuf)
 		var after arrow.Array
 		if err == nil {
 			after, err = evaluateIDs(acc, touched)

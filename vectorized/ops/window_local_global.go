@@ -603,27 +603,7 @@ func (g *GlobalWindowAggregate) merge(win [2]int64, rec arrow.RecordBatch, keys 
 		return err
 	}
 	for i, acc := range w.accs {
-		g.stBuf = g.stBuf[:0]
-		var list arrow.Array
-		if k := g.distinct.col[i]; fromLocal && k >= 0 {
-			lt, ok := acc.StateTypes()[0].(*arrow.ListType)
-			if !ok {
-				return fmt.Errorf("internal: distinct state of %s", acc.StateTypes()[0])
-			}
-			var err error
-			if list, err = g.distinct.unpack(vectorized.Mem, rec.Column(g.distinct.base+k), i, lt.Elem()); err != nil {
-				return err
-			}
-			g.stBuf = append(g.stBuf, list)
-		}
-		for _, c := range stateCols[i] {
-			g.stBuf = append(g.stBuf, rec.Column(c))
-		}
-		err := acc.Merge(g.ids[:m], g.stBuf)
-		if list != nil {
-			list.Release()
-		}
-		if err != nil {
+		if err := g.distinct.mergeCall(acc, i, g.ids[:m], rec, stateCols[i], fromLocal, &g.stBuf); err != nil {
 			return err
 		}
 	}
