@@ -43,14 +43,14 @@ func TestDistinctSplitExplain(t *testing.T) {
 +- Exchange(distribution=[hash[k]])
    +- GroupAggregate(groupBy=[k, $f2], partialFinalType=[PARTIAL], select=[k, $f2, COUNT(DISTINCT v) AS $f2_0, COUNT(*) AS $f2_1, MAX(v) AS $f2_2])
       +- Exchange(distribution=[hash[k, $f2]])
-         +- Calc(select=[k, v, MOD(v, 1024:BIGINT) AS $f2])
+         +- Calc(select=[k, v, MOD(HASH_CODE(v), 1024) AS $f2])
             +- TableSourceScan(table=[[default_catalog, default_database, src]], fields=[k, v])`},
 		{"bucket-num", []string{split, "'table.optimizer.distinct-agg.split.bucket-num' = '8'"}, "EXPLAIN SELECT COUNT(DISTINCT k) AS c FROM src",
 			`GroupAggregate(partialFinalType=[FINAL], select=[$SUM0_RETRACT($f1_0) AS c])
 +- Exchange(distribution=[single])
    +- GroupAggregate(groupBy=[$f1], partialFinalType=[PARTIAL], select=[$f1, COUNT(DISTINCT k) AS $f1_0])
       +- Exchange(distribution=[hash[$f1]])
-         +- Calc(select=[k, MOD(k, 8) AS $f1])
+         +- Calc(select=[k, MOD(HASH_CODE(k), 8) AS $f1])
             +- TableSourceScan(table=[[default_catalog, default_database, src]], fields=[k, v])`},
 		{"two distinct keys with filters", []string{split}, "EXPLAIN SELECT k, COUNT(DISTINCT v) AS c, COUNT(DISTINCT k) FILTER (WHERE v > 10) AS d FROM src GROUP BY k",
 			`GroupAggregate(groupBy=[k], partialFinalType=[FINAL], select=[k, $SUM0_RETRACT($f3_0) AS c, $SUM0_RETRACT($f4_1) AS d])
@@ -58,14 +58,14 @@ func TestDistinctSplitExplain(t *testing.T) {
    +- GroupAggregate(groupBy=[k, $f3, $f4, $e], partialFinalType=[PARTIAL], select=[k, $f3, $f4, $e, COUNT(DISTINCT v) FILTER $g_0 AS $f3_0, COUNT(DISTINCT k) FILTER $g_1 AS $f4_1])
       +- Exchange(distribution=[hash[k, $f3, $f4, $e]])
          +- Expand(projects=[{k, v, $f2, $f3, null AS $f4, 1 AS $e, true AS $g_0, false AS $g_1}, {k, v, $f2, null AS $f3, $f4, 2 AS $e, false AS $g_0, $f2 AS $g_1}])
-            +- Calc(select=[k, v, >(v, 10:BIGINT) AS $f2, MOD(v, 1024:BIGINT) AS $f3, MOD(k, 1024) AS $f4])
+            +- Calc(select=[k, v, >(v, 10:BIGINT) AS $f2, MOD(HASH_CODE(v), 1024) AS $f3, MOD(HASH_CODE(k), 1024) AS $f4])
                +- TableSourceScan(table=[[default_catalog, default_database, src]], fields=[k, v])`},
 		{"mini-batch", mini, "EXPLAIN CHANGELOG_MODE SELECT k, COUNT(DISTINCT v) AS c FROM src GROUP BY k",
 			`GroupAggregate(groupBy=[k], partialFinalType=[FINAL], select=[k, $SUM0_RETRACT($f2_0) AS c], changelogMode=[I,UB,UA,D])
 +- Exchange(distribution=[hash[k]], changelogMode=[I,UB,UA])
    +- GroupAggregate(groupBy=[k, $f2], partialFinalType=[PARTIAL], select=[k, $f2, COUNT(DISTINCT v) AS $f2_0], changelogMode=[I,UB,UA])
       +- Exchange(distribution=[hash[k, $f2]], changelogMode=[I])
-         +- Calc(select=[k, v, MOD(v, 1024:BIGINT) AS $f2], changelogMode=[I])
+         +- Calc(select=[k, v, MOD(HASH_CODE(v), 1024) AS $f2], changelogMode=[I])
             +- MiniBatchAssigner(interval=[5000ms], mode=[ProcTime], changelogMode=[I])
                +- TableSourceScan(table=[[default_catalog, default_database, src]], fields=[k, v], changelogMode=[I])`},
 		{"two phase keeps the split levels", append(mini, "'table.optimizer.agg-phase-strategy' = 'TWO_PHASE'"), "EXPLAIN SELECT k, COUNT(DISTINCT v) AS c FROM src GROUP BY k",
@@ -73,7 +73,7 @@ func TestDistinctSplitExplain(t *testing.T) {
 +- Exchange(distribution=[hash[k]])
    +- GroupAggregate(groupBy=[k, $f2], partialFinalType=[PARTIAL], select=[k, $f2, COUNT(DISTINCT v) AS $f2_0])
       +- Exchange(distribution=[hash[k, $f2]])
-         +- Calc(select=[k, v, MOD(v, 1024:BIGINT) AS $f2])
+         +- Calc(select=[k, v, MOD(HASH_CODE(v), 1024) AS $f2])
             +- MiniBatchAssigner(interval=[5000ms], mode=[ProcTime])
                +- TableSourceScan(table=[[default_catalog, default_database, src]], fields=[k, v])`},
 		{"string distinct key splits by HASH_CODE", []string{split}, "EXPLAIN SELECT k, COUNT(DISTINCT s) AS c FROM src2 GROUP BY k", `GroupAggregate(groupBy=[k], partialFinalType=[FINAL], select=[k, $SUM0_RETRACT($f2_0) AS c])
@@ -87,7 +87,7 @@ func TestDistinctSplitExplain(t *testing.T) {
    +- GroupAggregate(groupBy=[$f2, $f3, $e], partialFinalType=[PARTIAL], select=[$f2, $f3, $e, COUNT(DISTINCT s) FILTER $g_0 AS $f2_0, COUNT(DISTINCT k) FILTER $g_1 AS $f3_1])
       +- Exchange(distribution=[hash[$f2, $f3, $e]])
          +- Expand(projects=[{s, k, $f2, null AS $f3, 1 AS $e, true AS $g_0, false AS $g_1}, {s, k, null AS $f2, $f3, 2 AS $e, false AS $g_0, true AS $g_1}])
-            +- Calc(select=[s, k, MOD(HASH_CODE(s), 1024) AS $f2, MOD(k, 1024) AS $f3])
+            +- Calc(select=[s, k, MOD(HASH_CODE(s), 1024) AS $f2, MOD(HASH_CODE(k), 1024) AS $f3])
                +- TableSourceScan(table=[[default_catalog, default_database, src2]], fields=[k, s])`},
 		{"avg stays unsplit", []string{split}, "EXPLAIN SELECT k, COUNT(DISTINCT v) AS c, AVG(v) AS a FROM src GROUP BY k", `GroupAggregate(groupBy=[k], select=[k, COUNT(DISTINCT v) AS c, AVG(v) AS a])
 +- Exchange(distribution=[hash[k]])

@@ -20,7 +20,7 @@ import (
 //	+- Exchange(distribution=[hash[k]])
 //	   +- GroupAggregate(groupBy=[k, $f2], partialFinalType=[PARTIAL], select=[k, $f2, COUNT(DISTINCT x) AS $f2_0])
 //	      +- Exchange(distribution=[hash[k, $f2]])
-//	         +- Calc(select=[k, x, MOD(x, 1024) AS $f2])
+//	         +- Calc(select=[k, x, MOD(HASH_CODE(x), 1024) AS $f2])
 //
 // The partial level groups by the original keys and a bucket of the
 // distinct key, so that a hot key's distinct values spread over up to
@@ -30,12 +30,10 @@ import (
 // and a $e column numbering the copy; each partial call then only counts
 // its own copy (a filter column of the Expand).
 //
-// Differences from Flink: over an integer distinct key the bucket is
-// MOD(x, bucket-num) rather than MOD(HASH_CODE(x), bucket-num) (the same
-// value for non-negative INT keys, as Java's Integer.hashCode is the
-// value); over keys of other types it is MOD(HASH_CODE(x), bucket-num) as
-// in Flink, with tablerun's HASH_CODE (core/function/hash_code.go: a
-// deterministic non-negative hash, not Java's hashCode); AVG and the
+// Differences from Flink: the bucket is MOD(HASH_CODE(x), bucket-num) as in
+// Flink, with tablerun's HASH_CODE (core/function/hash_code.go: Java's
+// hashCode over integers, a deterministic non-negative hash of other
+// types rather than Java's hashCode); AVG and the
 // other aggregate functions keep the aggregate unsplit; the
 // copy filters are columns of the Expand rather than of a Calc after it;
 // and with mini-batch both levels are mini-batch GroupAggregates (Flink
@@ -148,33 +146,14 @@ func splittable(g *GroupAggregate, in types.Schema) (dargs []int, ok bool) {
 	return dargs, len(dargs) > 0
 }
 
-// bucketExpr is the bucket of the distinct key x: MOD(x, n) over an
-// integer column (TINYINT and SMALLINT widened to INT), MOD(HASH_CODE(x),
-// n) over a column of any other type (in [0, n): HASH_CODE is never
-// negative). Both are NULL for a NULL x.
+// bucketExpr is the bucket of the distinct key x, as Flink's
+// SplitAggregateRule: MOD(HASH_CODE(x), n) (NULL for a NULL x).
 func bucketExpr(col int, f types.Field, n int) logical.Expr {
-	var x logical.Expr = &logical.ColumnRef{Index: col, Name: f.Name, T: f.Type}
-	switch f.Type.Kind {
-	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
-	default:
-		t := types.Type{Kind: types.Int, NotNull: f.Type.NotNull}
-		lit := &logical.Literal{Value: int32(n), T: types.Type{Kind: types.Int, NotNull: true}}
-		h := &logical.Call{Name: "HASH_CODE", Args: []logical.Expr{x}, T: t}
-		return &logical.Call{Name: "MOD", Args: []logical.Expr{h, lit}, T: t}
-	}
-	t := f.Type
-	var lit logical.Literal
-	switch t.Kind {
-	case types.BigInt:
-		lit = logical.Literal{Value: int64(n), T: types.Type{Kind: types.BigInt, NotNull: true}}
-	default:
-		if t.Kind != types.Int {
-			t = types.Type{Kind: types.Int, NotNull: t.NotNull}
-			x = &logical.Cast{Arg: x, T: t}
-		}
-		lit = logical.Literal{Value: int32(n), T: types.Type{Kind: types.Int, NotNull: true}}
-	}
-	return &logical.Call{Name: "MOD", Args: []logical.Expr{x, &lit}, T: t}
+	x := &logical.ColumnRef{Index: col, Name: f.Name, T: f.Type}
+	t := types.Type{Kind: types.Int, NotNull: f.Type.NotNull}
+	lit := &logical.Literal{Value: int32(n), T: types.Type{Kind: types.Int, NotNull: true}}
+	h := &logical.Call{Name: "HASH_CODE", Args: []logical.Expr{x}, T: t}
+	return &logical.Call{Name: "MOD", Args: []logical.Expr{h, lit}, T: t}
 }
 
 // splitDistinct returns the two-level form of g, or nil when it does not

@@ -40,14 +40,14 @@ func TestDistinctSplit(t *testing.T) {
 			"+- Exchange(distribution=[hash[c]])\n" +
 			"   +- GroupAggregate(groupBy=[c, $f3], partialFinalType=[PARTIAL], select=[c, $f3, COUNT(DISTINCT b) AS $f3_0, SUM(b) AS $f3_1])\n" +
 			"      +- Exchange(distribution=[hash[c, $f3]])\n" +
-			"         +- Calc(select=[a, b, c, MOD(b, 16) AS $f3])\n" +
+			"         +- Calc(select=[a, b, c, MOD(HASH_CODE(b), 16) AS $f3])\n" +
 			"            +- TableSourceScan(table=[[default_catalog, default_database, orders]], fields=[a, b, c])\n"},
 		{"two distinct keys", agg(nil, cntB, cntA), on, "GroupAggregate(partialFinalType=[FINAL], select=[$SUM0_RETRACT($f3_0) AS db, $SUM0_RETRACT($f4_1) AS da])\n" +
 			"+- Exchange(distribution=[single])\n" +
 			"   +- GroupAggregate(groupBy=[$f3, $f4, $e], partialFinalType=[PARTIAL], select=[$f3, $f4, $e, COUNT(DISTINCT b) FILTER $g_0 AS $f3_0, COUNT(DISTINCT a) FILTER $g_1 AS $f4_1])\n" +
 			"      +- Exchange(distribution=[hash[$f3, $f4, $e]])\n" +
 			"         +- Expand(projects=[{a, b, c, $f3, null AS $f4, 1 AS $e, true AS $g_0, false AS $g_1}, {a, b, c, null AS $f3, $f4, 2 AS $e, false AS $g_0, true AS $g_1}])\n" +
-			"            +- Calc(select=[a, b, c, MOD(b, 16) AS $f3, MOD(a, 16) AS $f4])\n" +
+			"            +- Calc(select=[a, b, c, MOD(HASH_CODE(b), 16) AS $f3, MOD(HASH_CODE(a), 16) AS $f4])\n" +
 			"               +- TableSourceScan(table=[[default_catalog, default_database, orders]], fields=[a, b, c])\n"},
 		{"AVG does not split", agg([]int{2}, cntB, avgB), on, "GroupAggregate(groupBy=[c], select=[c, COUNT(DISTINCT b) AS db, AVG(b) AS ab])\n" +
 			"+- Exchange(distribution=[hash[c]])\n" +
@@ -63,7 +63,7 @@ func TestDistinctSplit(t *testing.T) {
 			"   +- GroupAggregate(groupBy=[$f3, $f4, $e], partialFinalType=[PARTIAL], select=[$f3, $f4, $e, COUNT(DISTINCT c) FILTER $g_0 AS $f3_0, COUNT(DISTINCT b) FILTER $g_1 AS $f4_1])\n" +
 			"      +- Exchange(distribution=[hash[$f3, $f4, $e]])\n" +
 			"         +- Expand(projects=[{a, b, c, $f3, null AS $f4, 1 AS $e, true AS $g_0, false AS $g_1}, {a, b, c, null AS $f3, $f4, 2 AS $e, false AS $g_0, true AS $g_1}])\n" +
-			"            +- Calc(select=[a, b, c, MOD(HASH_CODE(c), 16) AS $f3, MOD(b, 16) AS $f4])\n" +
+			"            +- Calc(select=[a, b, c, MOD(HASH_CODE(c), 16) AS $f3, MOD(HASH_CODE(b), 16) AS $f4])\n" +
 			"               +- TableSourceScan(table=[[default_catalog, default_database, orders]], fields=[a, b, c])\n"},
 	}
 	for _, tc := range cases {
