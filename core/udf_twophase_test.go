@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -237,5 +238,60 @@ $$`
 	for _, row := range got {
 		f := strings.Fields(strings.Trim(row, "[]"))
 		require.Equal(t, f[1], f[2], "bigsum equals SUM: %s", row)
+	}
+}
+
+// TestUserAggregateWindowTwoPhase runs a Python and a JavaScript aggregate
+// with merge in TUMBLE and HOP window aggregations: with TWO_PHASE they
+// split into LocalWindowAggregate → GlobalWindowAggregate (every window's
+// accumulators sharing one interpreter per operator), and the results at
+// parallelism 1 and 2 equal one phase.
+func TestUserAggregateWindowTwoPhase(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 2))
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 1500; i++ {
+		k := int(r.ExpFloat64()*3) % 10
+		ts := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i*40+r.IntN(2000)) * time.Millisecond)
+		fmt.Fprintf(&b, "%d,%d,%d,%s\n", k, r.IntN(500)-100, r.IntN(4), ts.Format("2006-01-02 15:04:05.000"))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "data.csv"), []byte(b.String()), 0o644))
+	table := fmt.Sprintf(`CREATE TABLE t (k INT, v BIGINT, w INT, ts TIMESTAMP(3),
+WATERMARK FOR ts AS ts - INTERVAL '3' SECOND) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv')`, dir)
+	queries := []string{
+		`SELECT window_start, window_end, k, wavg(v, w) AS a, COUNT(*) AS c
+FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k`,
+		`SELECT window_start, window_end, wavg(v, 1) AS a, MAX(v) AS m
+FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '15' SECOND)) GROUP BY window_start, window_end`,
+	}
+	modes := [][]string{nil}
+	for _, p := range []string{"1", "2"} {
+		modes = append(modes, []string{
+			"'table.optimizer.agg-phase-strategy' = 'TWO_PHASE'",
+			"'table.exec.resource.default-parallelism' = '" + p + "'",
+			"'tablerun.exec.batch-size' = '50'",
+		})
+	}
+	for lang, create := range map[string]string{"python": wavgMergePython, "javascript": wavgMergeJS} {
+		for _, q := range queries {
+			var want []string
+			for mi, sets := range modes {
+				e, _ := newStreamEnv(t)
+				exec(t, e, table)
+				exec(t, e, create)
+				for _, s := range sets {
+					exec(t, e, "SET "+s)
+				}
+				plan := fmt.Sprint(exec(t, e, "EXPLAIN "+q).Rows()[0][0])
+				require.Equal(t, mi > 0, strings.Contains(plan, "LocalWindowAggregate("), plan)
+				got, _ := materialize(t, exec(t, e, q))
+				if mi == 0 {
+					want = got
+					require.NotEmpty(t, want)
+					continue
+				}
+				require.Equal(t, want, got, "%s, mode %v: %s", lang, sets, q)
+			}
+		}
 	}
 }

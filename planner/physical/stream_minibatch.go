@@ -349,17 +349,14 @@ func twoPhase(g *GroupAggregate, in Node, o MiniBatchOptions) Node {
 // fields, then one shared distinct column per argument list of the
 // DISTINCT calls (logical.DistinctLayout) — and returns each call's state
 // columns and distinct column (-1: none). ok is false when a call cannot
-// split (user-defined ones only with user).
-func splitCallStates(aggs []logical.AggCall, in types.Schema, out *types.Schema, user bool) (stateCols [][]int, distinctCols []int, ok bool) {
+// split.
+func splitCallStates(aggs []logical.AggCall, in types.Schema, out *types.Schema) (stateCols [][]int, distinctCols []int, ok bool) {
 	dcol, _, dargs, ok := logical.DistinctLayout(aggs)
 	if !ok {
 		return nil, nil, false
 	}
 	idx := 0
 	for _, a := range aggs {
-		if a.User && !user {
-			return nil, nil, false
-		}
 		plain := a
 		if a.Distinct {
 			// the call's state over the bundle's distinct values; the
@@ -492,7 +489,7 @@ func SplitGroupAggregate(g *GroupAggregate, src Node) (local *LocalGroupAggregat
 		local.Out = append(local.Out, g.Out[i])
 	}
 	global = &GlobalGroupAggregate{Aggs: g.Aggs, LocalIn: inSchema, Out: g.Out}
-	stateCols, distinctCols, ok := splitCallStates(g.Aggs, inSchema, &local.Out, true)
+	stateCols, distinctCols, ok := splitCallStates(g.Aggs, inSchema, &local.Out)
 	if !ok {
 		return nil, nil, false
 	}

@@ -208,10 +208,10 @@ func twoPhaseWindow(w *WindowAggregate, o MiniBatchOptions) Node {
 // on markers only) and a GlobalWindowAggregate over an Exchange (hash of
 // the group columns, single without) of the local's output. ok is false
 // when it cannot split, as Flink's rule: a processing-time or SESSION
-// window, an updating input, or a call that is not COUNT, SUM, AVG, MIN or
-// MAX (tablerun's deviation: Flink merges user-defined window aggregates
-// with merge too). DISTINCT calls ship their values in distinct columns
-// before $slice_end, as in SplitGroupAggregate.
+// window, an updating input, or a call that is not COUNT, SUM, AVG, MIN,
+// MAX or a user-defined aggregate with merge. DISTINCT calls ship their
+// values in distinct columns before $slice_end, as in
+// SplitGroupAggregate.
 func SplitWindowAggregate(w *WindowAggregate, src Node, size int64) (local *LocalWindowAggregate, global *GlobalWindowAggregate, ok bool) {
 	if w.Window.Proctime || w.Window.Kind == logical.Session || !src.Mode().IsInsertOnly() {
 		return nil, nil, false
@@ -225,9 +225,7 @@ func SplitWindowAggregate(w *WindowAggregate, src Node, size int64) (local *Loca
 		local.Out = append(local.Out, in[k])
 	}
 	global = &GlobalWindowAggregate{Aggs: w.Aggs, Window: w.Window, LocalIn: in, WindowTime: w.WindowTime, Out: w.Out}
-	// user-defined aggregates: one phase (a window keeps one accumulator
-	// set per window; no script instance per window)
-	stateCols, distinctCols, ok := splitCallStates(w.Aggs, in, &local.Out, false)
+	stateCols, distinctCols, ok := splitCallStates(w.Aggs, in, &local.Out)
 	if !ok {
 		return nil, nil, false
 	}

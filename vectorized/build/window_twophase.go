@@ -26,6 +26,7 @@ func (b *builder) buildWindowTwoPhase(n physical.Node, ch []runner, out *arrow.S
 	case *physical.LocalWindowAggregate:
 		op := ops.NewLocalWindowAggregate(n.GroupKeys, n.Aggs, n.Window, n.Input.Schema(), out, n.Size)
 		op.SetTimeZone(b.loc())
+		op.SetFunctions(b.env.Functions, b.env.Eval) // user-defined aggregates with merge
 		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
 	case *physical.GlobalWindowAggregate:
 		in, err := types.ArrowSchema(n.Input.Schema())
@@ -37,6 +38,7 @@ func (b *builder) buildWindowTwoPhase(n physical.Node, ch []runner, out *arrow.S
 			return nil, true, fmt.Errorf("%s: %w", name, err)
 		}
 		op.SetTimeZone(b.loc())
+		op.SetFunctions(b.env.Functions, b.env.Eval)
 		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
 	case *physical.LocalHashAggregate:
 		// batch: the partial states of 64 Ki rows at a time

@@ -29,6 +29,29 @@ import (
 type scriptFuncs struct {
 	reg  *function.Registry
 	ectx *function.EvalContext
+	// shared, when set, lends every accumulator of a function the same
+	// interpreter (an operator that makes accumulators per window); the
+	// operator closes them.
+	shared *sharedInstances
+}
+
+// sharedInstances are an operator's interpreters, one per script
+// aggregate function.
+type sharedInstances struct{ byName map[string]udf.AggInstance }
+
+func newSharedInstances() *sharedInstances {
+	return &sharedInstances{byName: map[string]udf.AggInstance{}}
+}
+
+// close returns the interpreters.
+func (s *sharedInstances) close() {
+	if s == nil {
+		return
+	}
+	for k, inst := range s.byName {
+		inst.Close()
+		delete(s.byName, k)
+	}
 }
 
 // SetFunctions gives the aggregate the session's function registry, where
@@ -75,11 +98,20 @@ func (sf scriptFuncs) accumulator(c logical.AggCall, in types.Schema) (*scriptAc
 		}
 		argTypes[j] = in[a].Type
 	}
-	inst, err := af.NewInstance(sf.ectx)
-	if err != nil {
-		return nil, true, err
+	inst, borrowed := udf.AggInstance(nil), false
+	if sf.shared != nil {
+		inst, borrowed = sf.shared.byName[c.Name], true
 	}
-	sa := &scriptAccumulator{name: c.Name, inst: inst, argTypes: argTypes, result: c.T, canMerge: af.CanMerge()}
+	if inst == nil {
+		var err error
+		if inst, err = af.NewInstance(sf.ectx); err != nil {
+			return nil, true, err
+		}
+		if sf.shared != nil {
+			sf.shared.byName[c.Name] = inst
+		}
+	}
+	sa := &scriptAccumulator{name: c.Name, inst: inst, borrowed: borrowed, argTypes: argTypes, result: c.T, canMerge: af.CanMerge()}
 	if c.Distinct {
 		sa.distinct = &distinctSeen{}
 	}
@@ -102,6 +134,8 @@ type scriptAccumulator struct {
 	// canMerge: the script defines merge (needed to spill).
 	canMerge bool
 	inst     udf.AggInstance
+	// borrowed: inst is an operator's shared interpreter, not closed here
+	borrowed bool
 	argTypes []types.Type
 	result   types.Type
 	// accs holds one accumulator per group; nil until the group's first
@@ -229,10 +263,10 @@ func (s *scriptAccumulator) SizeBytes() int64 {
 }
 
 func (s *scriptAccumulator) close() {
-	if s.inst != nil {
+	if s.inst != nil && !s.borrowed {
 		s.inst.Close()
-		s.inst = nil
 	}
+	s.inst = nil
 	s.accs, s.evals, s.evalOK = nil, nil, nil
 	s.distinct = nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
 	"github.com/tablerun/tablerun/vectorized"
@@ -41,7 +42,7 @@ type windowGroups struct {
 // stateSchema start at column first.
 // The calls' state columns are returned too (a DISTINCT call's values
 // travel in a distinct column after them: group_aggregate_distinct.go).
-func newWindowGroups(kts []arrow.DataType, calls []logical.AggCall, localIn types.Schema, stateSchema *arrow.Schema, first int) (*windowGroups, [][]int, error) {
+func newWindowGroups(kts []arrow.DataType, calls []logical.AggCall, localIn types.Schema, stateSchema *arrow.Schema, first int, sf scriptFuncs) (*windowGroups, [][]int, error) {
 	g := &windowGroups{}
 	if len(kts) > 0 {
 		t, err := agg.NewGroupTable(kts)
@@ -50,7 +51,7 @@ func newWindowGroups(kts []arrow.DataType, calls []logical.AggCall, localIn type
 		}
 		g.table = t
 	}
-	accs, cols, err := newMergers(calls, localIn, stateSchema, first, scriptFuncs{}, nil)
+	accs, cols, err := newMergers(calls, localIn, stateSchema, first, sf, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -171,6 +172,7 @@ type LocalWindowAggregate struct {
 
 	kts      []arrow.DataType
 	distinct *distinctCols // DISTINCT calls (group_aggregate_distinct.go)
+	scripts  scriptFuncs   // user-defined aggregates, one interpreter each
 	windows  map[[2]int64]*windowGroups
 	wm       int64
 	rows     int64
@@ -216,7 +218,7 @@ func (l *LocalWindowAggregate) Open(context.Context) error {
 	}
 	l.kts = kts
 	// check the state columns once
-	_, cols, err := newWindowGroups(nil, l.calls, l.in, l.out, len(l.keys))
+	_, cols, err := newWindowGroups(nil, l.calls, l.in, l.out, len(l.keys), l.scripts)
 	if err != nil {
 		return err
 	}
@@ -263,7 +265,7 @@ func (l *LocalWindowAggregate) Process(ctx context.Context, b vectorized.Batch, 
 		g := l.windows[win]
 		if g == nil {
 			var err error
-			if g, _, err = newWindowGroups(l.kts, l.calls, l.in, l.out, len(l.keys)); err != nil {
+			if g, _, err = newWindowGroups(l.kts, l.calls, l.in, l.out, len(l.keys), l.scripts); err != nil {
 				return err
 			}
 			l.windows[win] = g
@@ -429,7 +431,22 @@ func (l *LocalWindowAggregate) OnMarker(ctx context.Context, mk vectorized.Marke
 // Close implements vectorized.Operator.
 func (l *LocalWindowAggregate) Close() error {
 	l.windows = nil
+	l.scripts.shared.close()
 	return nil
+}
+
+// SetFunctions gives the local window aggregate the session's function
+// registry for user-defined aggregate functions (with merge); every
+// window's accumulators of a function share one interpreter. Call before
+// Open.
+func (l *LocalWindowAggregate) SetFunctions(reg *function.Registry, ectx *function.EvalContext) {
+	l.scripts = scriptFuncs{reg: reg, ectx: ectx, shared: newSharedInstances()}
+}
+
+// SetFunctions gives the global window aggregate the session's function
+// registry for user-defined aggregate functions. Call before Open.
+func (g *GlobalWindowAggregate) SetFunctions(reg *function.Registry, ectx *function.EvalContext) {
+	g.scripts = scriptFuncs{reg: reg, ectx: ectx, shared: newSharedInstances()}
 }
 
 // GlobalWindowAggregate is the global phase of a two-phase window
@@ -447,6 +464,7 @@ type GlobalWindowAggregate struct {
 
 	kts      []arrow.DataType
 	distinct *distinctCols // DISTINCT calls (group_aggregate_distinct.go)
+	scripts  scriptFuncs   // user-defined aggregates, one interpreter each
 	windows  map[[2]int64]*windowGroups
 	wm       int64
 	late     atomic.Int64
@@ -504,7 +522,7 @@ func (g *GlobalWindowAggregate) Open(context.Context) error {
 		}
 		g.kts[i] = g.in.Field(k).Type
 	}
-	_, cols, err := newWindowGroups(g.kts, g.calls, g.localIn, g.in, len(g.keys))
+	_, cols, err := newWindowGroups(g.kts, g.calls, g.localIn, g.in, len(g.keys), g.scripts)
 	if err != nil {
 		return err
 	}
@@ -521,7 +539,7 @@ func (g *GlobalWindowAggregate) Open(context.Context) error {
 }
 
 func (g *GlobalWindowAggregate) newGroups() (*windowGroups, error) {
-	w, _, err := newWindowGroups(g.kts, g.calls, g.localIn, g.in, len(g.keys))
+	w, _, err := newWindowGroups(g.kts, g.calls, g.localIn, g.in, len(g.keys), g.scripts)
 	return w, err
 }
 
@@ -688,6 +706,7 @@ func (g *GlobalWindowAggregate) OnMarker(ctx context.Context, m vectorized.Marke
 // Close implements vectorized.Operator.
 func (g *GlobalWindowAggregate) Close() error {
 	clear(g.windows)
+	g.scripts.shared.close()
 	return nil
 }
 
