@@ -236,6 +236,18 @@ func TestGoTableAndAggregateFunctions(t *testing.T) {
 			})
 		}
 	}
+	// with mini-batch TWO_PHASE a Go aggregate (with merge) stays in one
+	// phase: its accumulators export as Go values, which do not encode
+	mb, _ := newStreamEnv(t)
+	goTableAndAggregate(t, mb)
+	for _, set := range []string{"'table.exec.mini-batch.enabled' = 'true'", "'table.exec.mini-batch.allow-latency' = '1 s'",
+		"'table.exec.mini-batch.size' = '10'", "'table.optimizer.agg-phase-strategy' = 'TWO_PHASE'"} {
+		exec(t, mb, "SET "+set)
+	}
+	q := tests[2].sql
+	require.NotContains(t, fmt.Sprint(exec(t, mb, "EXPLAIN "+q).Rows()[0][0]), "LocalGroupAggregate")
+	final, _ := materialize(t, exec(t, mb, q))
+	require.Equal(t, canon(tests[2].want), final)
 	// over an updating input the aggregate retracts
 	e, _ := newStreamEnv(t)
 	goTableAndAggregate(t, e)

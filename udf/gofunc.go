@@ -360,6 +360,10 @@ func (g *goAgg) GetValue(acc Acc) (any, error) {
 // (valid within this process only).
 func (g *goAgg) Export(acc Acc) (any, error) { return acc, nil }
 
+// ExportsInProcessOnly marks the exports as Go values that do not encode:
+// a Go aggregate function does not run in two phases (udf.Register).
+func (g *goAgg) ExportsInProcessOnly() {}
+
 // Import implements AggInstance.
 func (g *goAgg) Import(v any) (Acc, error) { return v, nil }
 

@@ -175,7 +175,11 @@ var (
 // BatchFunc) with a definition. Runtimes call it from Compile.
 func Register(def *function.Definition, impl any) {
 	if a, ok := impl.(AggregateFunc); ok {
-		def.Mergeable = a.CanMerge()
+		// two phases move exported accumulators between operators as
+		// bytes: only runtimes whose exports encode (not Go functions,
+		// whose accumulators export as themselves)
+		_, local := impl.(interface{ ExportsInProcessOnly() })
+		def.Mergeable = a.CanMerge() && !local
 	}
 	implMu.Lock()
 	impls[def] = impl
