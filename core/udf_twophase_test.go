@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -233,6 +234,35 @@ $$`
 	require.Contains(t, out, "[ERROR] Could not execute SQL statement. Reason:\n")
 	require.Contains(t, out, "Python UDF 'bad' failed at inline body of bad, line 9: merge: IndexError: index out of range")
 
+	// an accumulator that cannot be exported (a set) fails two phases
+	// with the way out, and runs in one phase
+	exec(t, e, `CREATE TEMPORARY FUNCTION dcount(v BIGINT) RETURNS BIGINT LANGUAGE PYTHON AS $$
+class dcount:
+    def create_accumulator(self):
+        return set()
+    def accumulate(self, acc, v):
+        acc.add(v)
+    def merge(self, acc, others):
+        for o in others:
+            acc.update(o)
+    def get_value(self, acc):
+        return len(acc)
+$$`)
+	res, err = e.ExecuteSQL(context.Background(), "SELECT k, dcount(v) FROM src GROUP BY k")
+	if err == nil {
+		_, err = materializeErr(res)
+	}
+	require.ErrorContains(t, err, "a Python set object")
+	require.ErrorContains(t, err, "SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE'")
+	exec(t, e, "SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE'")
+	sets, _ := materialize(t, exec(t, e, "SELECT k, dcount(v), COUNT(DISTINCT v) FROM src GROUP BY k"))
+	require.Len(t, sets, 4)
+	for _, row := range sets {
+		f := strings.Fields(strings.Trim(row, "[]"))
+		require.Equal(t, f[1], f[2], "dcount equals COUNT(DISTINCT): %s", row)
+	}
+	exec(t, e, "SET 'table.optimizer.agg-phase-strategy' = 'TWO_PHASE'")
+
 	got, _ := materialize(t, exec(t, e, "SELECT k, bigsum(v), SUM(v) FROM src GROUP BY k"))
 	require.Len(t, got, 4)
 	for _, row := range got {
@@ -294,4 +324,13 @@ FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '15' SECON
 			}
 		}
 	}
+}
+
+// materializeErr drains a result's changelog and returns its error.
+func materializeErr(res *TableResult) (int, error) {
+	n := 0
+	for range res.Changes() {
+		n++
+	}
+	return n, res.Err()
 }

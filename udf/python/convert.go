@@ -228,6 +228,11 @@ func plainToPy(v any) (py.Object, error) {
 // class) between interpreters of the same program.
 type opaque struct{ obj py.Object }
 
+// ExportDescription names the object for an export that cannot encode it.
+func (o opaque) ExportDescription() string {
+	return fmt.Sprintf("a Python %s object (only None, bool, int, float, str, bytes, list, tuple and dict with str keys move between operators)", o.obj.Type().Name)
+}
+
 // isPlain reports whether fromPy lost nothing.
 func isPlain(v any) bool {
 	switch x := v.(type) {

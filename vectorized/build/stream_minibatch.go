@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/planner/logical"
 	"github.com/tablerun/tablerun/planner/physical"
 	"github.com/tablerun/tablerun/vectorized"
 	"github.com/tablerun/tablerun/vectorized/ops"
@@ -27,10 +28,12 @@ func (b *builder) buildMiniBatch(n physical.Node, ch []runner, out *arrow.Schema
 		if n.MiniBatchSize <= 0 {
 			return nil, false, nil
 		}
-		if local, global, ok := physical.SplitGroupAggregate(n, n.Input); ok {
+		if local, global, ok := physical.SplitGroupAggregate(n, n.Input); ok && !hasUserCall(n.Aggs) {
 			// Over an insert-only input the one-phase mini-batch aggregate
 			// runs as a fused local and global phase: the bundle is
 			// pre-aggregated into accumulators and merged once per group.
+			// (Script aggregates keep the stepper: one phase must not need
+			// their accumulators to export.)
 			lo, err := arrowSchema(name, local.Out)
 			if err != nil {
 				return nil, true, err
@@ -111,4 +114,14 @@ func (f *fusedOp) Close() error {
 		err = err2
 	}
 	return err
+}
+
+// hasUserCall reports whether a call is of a user-defined aggregate.
+func hasUserCall(aggs []logical.AggCall) bool {
+	for _, a := range aggs {
+		if a.User {
+			return true
+		}
+	}
+	return false
 }

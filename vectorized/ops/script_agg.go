@@ -452,7 +452,7 @@ func (s *scriptAccumulator) StateTypes() []arrow.DataType { return scriptMerger{
 func (s *scriptAccumulator) State(mem memory.Allocator) ([]arrow.Array, error) {
 	st, err := scriptMerger{s}.State(mem)
 	if err != nil && s.distinct == nil {
-		return nil, fmt.Errorf("not supported yet: exporting the accumulator of the aggregate function '%s' (two-phase aggregation, spilling and checkpoints move it between instances): %w", s.name, err)
+		return nil, fmt.Errorf("not supported yet: exporting the accumulator of the aggregate function '%s' (two-phase aggregation, spilling and checkpoints move it between instances; SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE' keeps it in one phase): %w", s.name, err)
 	}
 	return st, err
 }

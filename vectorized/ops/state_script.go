@@ -120,6 +120,9 @@ func appendScriptValue(buf []byte, v any) ([]byte, error) {
 		}
 		return buf, nil
 	}
+	if d, ok := v.(interface{ ExportDescription() string }); ok {
+		return nil, fmt.Errorf("an exported accumulator holds %s", d.ExportDescription())
+	}
 	return nil, fmt.Errorf("an exported accumulator holds a %T", v)
 }
 
