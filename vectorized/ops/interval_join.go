@@ -180,19 +180,8 @@ func (j *IntervalJoin) Process(ctx context.Context, side int, b vectorized.Batch
 	}
 	me.ids = resize(me.ids, n)
 	ids := me.ids
-	if j.table != nil {
-		for i, k := range me.keys {
-			me.keyBuf[i] = rec.Column(k)
-		}
-		if err := j.table.Insert(me.keyBuf, n, ids); err != nil {
-			return err
-		}
-		if g := j.table.Len(); g > len(me.lists) {
-			me.lists = append(me.lists, make([][]ijEntry, g-len(me.lists))...)
-			other.lists = append(other.lists, make([][]ijEntry, g-len(other.lists))...)
-		}
-	} else {
-		clear(ids)
+	if err := joinKeyIDs(j.table, me.keys, me.keyBuf, rec, ids, &me.lists, &other.lists); err != nil {
+		return err
 	}
 	skip := make([]bool, n) // NULL key or time: matches nothing
 	for _, k := range me.keys {

@@ -155,12 +155,7 @@ func (j *StreamJoin) restoreRows(side int, rec arrow.RecordBatch, assoc func(i i
 				return err
 			}
 		}
-		if g := j.table.Len(); g > len(me.lists) {
-			me.lists = append(me.lists, make([][]joinEntry, g-len(me.lists))...)
-		}
-		if g := j.table.Len(); g > len(other.lists) {
-			other.lists = append(other.lists, make([][]joinEntry, g-len(other.lists))...)
-		}
+		growLists(j.table.Len(), &me.lists, &other.lists)
 	}
 	if len(me.batches) >= math.MaxInt32 {
 		return fmt.Errorf("internal: too many join state batches")

@@ -155,19 +155,8 @@ func (j *StreamJoin) Process(ctx context.Context, side int, b vectorized.Batch, 
 	// Key ids and NULL keys.
 	me.ids = resize(me.ids, n)
 	ids := me.ids
-	if j.table != nil {
-		for i, k := range me.keys {
-			me.keyBuf[i] = rec.Column(k)
-		}
-		if err := j.table.Insert(me.keyBuf, n, ids); err != nil {
-			return err
-		}
-		if g := j.table.Len(); g > len(me.lists) {
-			me.lists = append(me.lists, make([][]joinEntry, g-len(me.lists))...)
-			other.lists = append(other.lists, make([][]joinEntry, g-len(other.lists))...)
-		}
-	} else {
-		clear(ids)
+	if err := joinKeyIDs(j.table, me.keys, me.keyBuf, rec, ids, &me.lists, &other.lists); err != nil {
+		return err
 	}
 	var nullKey []bool
 	for _, k := range me.keys {
@@ -521,4 +510,32 @@ func joinKeyTable(left, right []arrow.DataType, leftKeys, rightKeys []int) (agg.
 		}
 	}
 	return agg.NewGroupTable(kts)
+}
+
+// joinKeyIDs looks up the key columns keys of rec in the join-key table
+// (keyBuf is scratch) into ids, one per row, and grows both sides' per-key
+// lists to the table's size; without a table every row has key 0.
+func joinKeyIDs[E any](table agg.GroupTable, keys []int, keyBuf []arrow.Array, rec arrow.RecordBatch, ids []uint32, mine, others *[][]E) error {
+	if table == nil {
+		clear(ids)
+		return nil
+	}
+	for i, k := range keys {
+		keyBuf[i] = rec.Column(k)
+	}
+	if err := table.Insert(keyBuf, len(ids), ids); err != nil {
+		return err
+	}
+	growLists(table.Len(), mine, others)
+	return nil
+}
+
+// growLists makes room for g keys in both sides' per-key lists.
+func growLists[E any](g int, mine, others *[][]E) {
+	if g > len(*mine) {
+		*mine = append(*mine, make([][]E, g-len(*mine))...)
+	}
+	if g > len(*others) {
+		*others = append(*others, make([][]E, g-len(*others))...)
+	}
 }
