@@ -1,88 +1,22 @@
 package ops
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"sort"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablerun/tablerun/core/changelog"
 	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/internal/statetest"
 	"github.com/tablerun/tablerun/vectorized"
 )
 
-// memCheckpoint is an in-memory checkpoint of one operator: the parts
-// written by each former instance, serialised with Arrow IPC as a real
-// checkpoint would be (so a record must survive the round trip).
-type memCheckpoint struct {
-	writers []map[string][][]byte
-}
-
-// writer returns the StateWriter of the next former instance.
-func (m *memCheckpoint) writer() *memWriter {
-	w := &memWriter{parts: map[string][][]byte{}}
-	m.writers = append(m.writers, w.parts)
-	return w
-}
-
-type memWriter struct{ parts map[string][][]byte }
-
-func (w *memWriter) Write(part string, rec arrow.RecordBatch) error {
-	var buf bytes.Buffer
-	iw := ipc.NewWriter(&buf, ipc.WithSchema(rec.Schema()))
-	if err := iw.Write(rec); err != nil {
-		return err
-	}
-	if err := iw.Close(); err != nil {
-		return err
-	}
-	w.parts[part] = append(w.parts[part], buf.Bytes())
-	return nil
-}
-
-// reader returns the StateReader of instance subtask of parallelism.
-func (m *memCheckpoint) reader(subtask, parallelism int) *memReader {
-	return &memReader{m: m, subtask: subtask, parallelism: parallelism}
-}
-
-type memReader struct {
-	m                    *memCheckpoint
-	subtask, parallelism int
-}
-
-func (r *memReader) Read(part string, fn func(rec arrow.RecordBatch) error) error {
-	for _, w := range r.m.writers {
-		for _, b := range w[part] {
-			ir, err := ipc.NewReader(bytes.NewReader(b))
-			if err != nil {
-				return err
-			}
-			for ir.Next() {
-				if err := fn(ir.RecordBatch()); err != nil {
-					ir.Release()
-					return err
-				}
-			}
-			err = ir.Err()
-			ir.Release()
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (r *memReader) Owns(kg int) bool {
-	return vectorized.SubtaskOf(kg, vectorized.DefaultMaxParallelism, r.parallelism) == r.subtask
-}
-func (r *memReader) Subtask() int     { return r.subtask }
-func (r *memReader) Parallelism() int { return r.parallelism }
+// memCheckpoint is an in-memory checkpoint of one operator (written by
+// several former instances, read back per restored instance).
+type memCheckpoint = statetest.Checkpoint
 
 // ckCollector records emitted rows as "+I[...]" strings and markers.
 type ckCollector struct {
@@ -206,11 +140,11 @@ func (tc ckCase) resumed(t *testing.T, steps []ckStep, cut int) *ckCollector {
 	require.NoError(t, a.Open(ctx))
 	feed(t, a, tc.in, steps[:cut], c)
 	ck := &memCheckpoint{}
-	require.NoError(t, a.SnapshotState(ctx, ck.writer()))
+	require.NoError(t, a.SnapshotState(ctx, ck.Writer()))
 	require.NoError(t, a.Close())
 	b := tc.newOp(t)
 	require.NoError(t, b.Open(ctx))
-	require.NoError(t, b.RestoreState(ctx, ck.reader(0, 1)))
+	require.NoError(t, b.RestoreState(ctx, ck.Reader(0, 1)))
 	feed(t, b, tc.in, steps[cut:], c)
 	feed(t, b, tc.in, endAll(tc.sides), c)
 	require.NoError(t, b.Close())
@@ -266,14 +200,14 @@ func (tc ckCase) rescaled(t *testing.T, steps []ckStep, cut, p1, p2 int) []strin
 		require.NoError(t, op.Open(ctx))
 		c := &ckCollector{out: tc.out}
 		feed(t, op, tc.in, part, c)
-		require.NoError(t, op.SnapshotState(ctx, ck.writer()), "instance %d", i)
+		require.NoError(t, op.SnapshotState(ctx, ck.Writer()), "instance %d", i)
 		require.NoError(t, op.Close())
 		all = append(all, c.rows...)
 	}
 	for i, part := range tc.partition(t, steps[cut:], p2) {
 		op := tc.newOp(t)
 		require.NoError(t, op.Open(ctx))
-		require.NoError(t, op.RestoreState(ctx, ck.reader(i, p2)))
+		require.NoError(t, op.RestoreState(ctx, ck.Reader(i, p2)))
 		c := &ckCollector{out: tc.out}
 		feed(t, op, tc.in, part, c)
 		feed(t, op, tc.in, endAll(tc.sides), c)

@@ -130,11 +130,11 @@ func TestStreamUnionCheckpoint(t *testing.T) {
 		for side, wm := range wms {
 			require.NoError(t, u.OnMarker(ctx, side, vectorized.Marker{Kind: vectorized.Watermark, Watermark: wm}, c))
 		}
-		require.NoError(t, u.SnapshotState(ctx, ck.writer()))
+		require.NoError(t, u.SnapshotState(ctx, ck.Writer()))
 	}
 	u := NewStreamUnion(3, as)
 	require.NoError(t, u.Open(ctx))
-	require.NoError(t, u.RestoreState(ctx, ck.reader(0, 1)))
+	require.NoError(t, u.RestoreState(ctx, ck.Reader(0, 1)))
 	c := &ckCollector{out: s}
 	// inputs at 5, 2, 7 (last forwarded: 2); input 1 to 6 makes 5 the minimum
 	require.NoError(t, u.OnMarker(ctx, 1, vectorized.Marker{Kind: vectorized.Watermark, Watermark: 6}, c))
@@ -151,9 +151,9 @@ func TestStateSchemaMismatch(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, j.Process(ctx, 0, vectorized.Batch{Rec: rec}, &ckCollector{out: ls}))
 	ck := &memCheckpoint{}
-	require.NoError(t, j.SnapshotState(ctx, ck.writer()))
+	require.NoError(t, j.SnapshotState(ctx, ck.Writer()))
 	other := NewStreamJoin(StreamJoinSpec{Kind: logical.InnerJoin, LeftKeys: []int{0}, RightKeys: []int{0}, Left: rs, Right: rs, Out: append(append(types.Schema{}, rs...), rs...)})
 	require.NoError(t, other.Open(ctx))
-	err = other.RestoreState(ctx, ck.reader(0, 1))
+	err = other.RestoreState(ctx, ck.Reader(0, 1))
 	require.ErrorContains(t, err, "the query changed?")
 }

@@ -175,7 +175,7 @@ func TestValuesCheckpoint(t *testing.T) {
 	ctx := t.Context()
 	run := func(v *Values, stopAt int, ck *memCheckpoint) []string {
 		c := &stopCollector{ckCollector: ckCollector{out: s}, stopAt: stopAt, snap: func() error {
-			return v.SnapshotPosition(ck.writer())
+			return v.SnapshotPosition(ck.Writer())
 		}}
 		err := v.Run(ctx, c)
 		if stopAt > 0 && c.n >= stopAt {
@@ -192,14 +192,14 @@ func TestValuesCheckpoint(t *testing.T) {
 		first := run(NewValues(s, rows), k, ck)
 		v := NewValues(s, rows)
 		require.NoError(t, v.Open(ctx))
-		require.NoError(t, v.RestorePosition(ck.reader(0, 1)))
+		require.NoError(t, v.RestorePosition(ck.Reader(0, 1)))
 		rest := run(v, 0, nil)
 		require.Equal(t, full, append(first, rest...), "stopped after %d batches", k)
 	}
 	// a position beyond the rows is an error
 	ck := &memCheckpoint{}
 	run(NewValues(s, rows), 4, ck)
-	require.ErrorContains(t, NewValues(s, rows[:10]).RestorePosition(ck.reader(0, 1)), "out of range")
+	require.ErrorContains(t, NewValues(s, rows[:10]).RestorePosition(ck.Reader(0, 1)), "out of range")
 }
 
 // errStop ends a source run in the tests after a snapshot.
@@ -264,9 +264,9 @@ func TestLimitCheckpoint(t *testing.T) {
 					continue // the input ended before the checkpoint
 				}
 				ck := &memCheckpoint{}
-				require.NoError(t, a.SnapshotState(ctx, ck.writer()))
+				require.NoError(t, a.SnapshotState(ctx, ck.Writer()))
 				b := NewLimit(lim[0], lim[1])
-				require.NoError(t, b.RestoreState(ctx, ck.reader(0, 1)))
+				require.NoError(t, b.RestoreState(ctx, ck.Reader(0, 1)))
 				feedLimit(b, batches[cut:], got)
 				require.Equal(t, want.rows, got.rows, "cut at %d", cut)
 			}
