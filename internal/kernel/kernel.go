@@ -172,7 +172,7 @@ func (k *Kernel) Serve(ctx context.Context) error {
 		}
 	}()
 	for _, s := range socks {
-		if err := s.s.Listen(k.ci.Endpoint(s.port)); err != nil {
+		if err := s.s.Listen(k.ci.listenEndpoint(s.port)); err != nil {
 			return fmt.Errorf("listen on %s port %d: %w", s.name, s.port, err)
 		}
 	}

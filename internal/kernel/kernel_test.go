@@ -2,7 +2,11 @@ package kernel
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -41,11 +45,12 @@ type client struct {
 	hb      zmq4.Socket
 	iopubCh chan *Message
 	session string
+	ci      ConnectionInfo
 }
 
 func newClient(t *testing.T, ctx context.Context, ci ConnectionInfo) *client {
 	c := &client{
-		t: t, sg: signer{key: []byte(ci.Key)}, session: newID(),
+		t: t, sg: signer{key: []byte(ci.Key)}, session: newID(), ci: ci,
 		shell:   zmq4.NewDealer(ctx, zmq4.WithID(zmq4.SocketIdentity("shell-"+newID()))),
 		control: zmq4.NewDealer(ctx, zmq4.WithID(zmq4.SocketIdentity("control-"+newID()))),
 		iopub:   zmq4.NewSub(ctx),
@@ -462,4 +467,77 @@ func TestKernelStreamingDisplay(t *testing.T) {
 	require.Contains(t, final["text/html"], "finished)")
 	require.Contains(t, final["text/plain"], "| 1 | 2 |")
 	require.Contains(t, final["text/plain"], "| 2 | 1 |")
+}
+
+// zmtpHandshake opens a raw TCP connection to a kernel socket and completes
+// the ZMTP 3.0 NULL handshake as a DEALER, as any peer on the network can.
+func zmtpHandshake(t *testing.T, port int, sockType string) net.Conn {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 5*time.Second)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	greeting := make([]byte, 64)
+	greeting[0], greeting[9], greeting[10], greeting[11] = 0xff, 0x7f, 3, 0
+	copy(greeting[12:], "NULL")
+	_, err = conn.Write(greeting)
+	require.NoError(t, err)
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(5*time.Second)))
+	peer := make([]byte, 64)
+	_, err = io.ReadFull(conn, peer)
+	require.NoError(t, err)
+	require.Equal(t, byte(0xff), peer[0])
+	// READY with Socket-Type DEALER.
+	var ready []byte
+	ready = append(ready, 5)
+	ready = append(ready, "READY"...)
+	ready = append(ready, byte(len("Socket-Type")))
+	ready = append(ready, "Socket-Type"...)
+	ready = binary.BigEndian.AppendUint32(ready, uint32(len(sockType)))
+	ready = append(ready, sockType...)
+	_, err = conn.Write(append([]byte{0x04, byte(len(ready))}, ready...))
+	require.NoError(t, err)
+	// The kernel's READY command.
+	hdr := make([]byte, 2)
+	_, err = io.ReadFull(conn, hdr)
+	require.NoError(t, err)
+	require.Equal(t, byte(0x04), hdr[0]&0x04, "expected a command frame")
+	_, err = io.ReadFull(conn, make([]byte, hdr[1]))
+	require.NoError(t, err)
+	return conn
+}
+
+// An unauthenticated peer announcing a huge frame is dropped before the
+// kernel allocates the frame, and the kernel goes on serving.
+func TestKernelDropsOversizedFrame(t *testing.T) {
+	c, _ := startKernel(t)
+	for _, p := range []struct {
+		port     int
+		sockType string
+	}{{c.ci.ShellPort, "DEALER"}, {c.ci.HBPort, "REQ"}, {c.ci.ControlPort, "DEALER"}} {
+		conn := zmtpHandshake(t, p.port, p.sockType)
+		hdr := []byte{0x02} // LONG, last frame
+		hdr = binary.BigEndian.AppendUint64(hdr, 100<<30)
+		_, err := conn.Write(hdr)
+		require.NoError(t, err)
+		require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+		_, err = conn.Read(make([]byte, 1))
+		var ne net.Error
+		require.False(t, errors.As(err, &ne) && ne.Timeout(), "the kernel kept the connection open: %v", err)
+		require.Error(t, err)
+	}
+	// The kernel still answers.
+	r, _ := c.request(c.shell, "kernel_info_request", map[string]any{})
+	require.Equal(t, "ok", r["status"])
+}
+
+func TestConnectionFileEmptyIPIsLoopback(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "k.json")
+	require.NoError(t, os.WriteFile(p, []byte(`{"ip":"","shell_port":5,"transport":"tcp"}`), 0o600))
+	ci, err := ReadConnectionFile(p)
+	require.NoError(t, err)
+	require.Equal(t, "tcp://127.0.0.1:5", ci.Endpoint(ci.ShellPort))
+	require.NoError(t, os.WriteFile(p, []byte(`{"shell_port":5,"transport":"ipc"}`), 0o600))
+	ci, err = ReadConnectionFile(p)
+	require.NoError(t, err)
+	require.Equal(t, "ipc://kernel-ipc-5", ci.Endpoint(ci.ShellPort))
 }

@@ -71,6 +71,17 @@ func ReadConnectionFile(path string) (ConnectionInfo, error) {
 	if ci.Transport == "" {
 		ci.Transport = "tcp"
 	}
+	// An empty address would make the sockets listen on every interface;
+	// a kernel is reachable only from this machine unless the file says
+	// otherwise (jupyter_client's defaults: localhost, and "kernel-ipc" as
+	// the path prefix of ipc sockets).
+	if ci.IP == "" {
+		if ci.Transport == "ipc" {
+			ci.IP = "kernel-ipc"
+		} else {
+			ci.IP = "127.0.0.1"
+		}
+	}
 	if ci.SignatureScheme == "" {
 		ci.SignatureScheme = "hmac-sha256"
 	}
