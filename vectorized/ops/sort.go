@@ -29,6 +29,17 @@ type Sort struct {
 	rows   int64
 	done   bool
 	ext    externalSort // spill state (sort_external.go)
+
+	// Top-N threshold (SortLimit only): once the buffer holds
+	// offset+fetch rows, thrKey is the normalised first sort key of the
+	// last of them; a later row whose key normalises above it cannot
+	// enter the result, so Process drops it before buffering.
+	thrValid bool
+	thrKey   uint64
+	thrInt   bool  // the first key is a 64-bit integer and thrRaw its value
+	thrRaw   int64 // the threshold row's raw first-key value
+	normBuf  []uint64
+	candBuf  []int32
 }
 
 var _ vectorized.Operator = (*Sort)(nil)
@@ -56,11 +67,22 @@ func (s *Sort) Process(ctx context.Context, b vectorized.Batch, _ vectorized.Col
 	if int(b.Rec.NumCols()) != s.schema.NumFields() {
 		return fmt.Errorf("internal: sort input of %d columns, want %d", b.Rec.NumCols(), s.schema.NumFields())
 	}
-	b.Rec.Retain()
-	s.recs = append(s.recs, b.Rec)
-	s.rows += int64(b.NumRows())
-	s.ext.bytes += recordBytes(b.Rec)
-	if s.fetch >= 0 && s.rows > 2*(s.offset+s.fetch)+8*batchSize {
+	rec := b.Rec
+	if s.fetch >= 0 {
+		if s.fetch == 0 {
+			return nil // LIMIT 0 keeps nothing
+		}
+		var err error
+		if rec, err = s.candidates(rec); err != nil || rec == nil {
+			return err
+		}
+	} else {
+		rec.Retain()
+	}
+	s.recs = append(s.recs, rec)
+	s.rows += rec.NumRows()
+	s.ext.bytes += recordBytes(rec)
+	if k := s.offset + s.fetch; s.fetch >= 0 && s.rows > 2*k+batchSize {
 		if err := s.prune(); err != nil {
 			return err
 		}
@@ -69,20 +91,129 @@ func (s *Sort) Process(ctx context.Context, b vectorized.Batch, _ vectorized.Col
 	return s.checkBudget()
 }
 
+// candidates returns the rows of rec that may still enter the first
+// offset+fetch rows, retained (rec itself when all may), or nil when none
+// may. Without a threshold every row may.
+func (s *Sort) candidates(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	if !s.thrValid {
+		rec.Retain()
+		return rec, nil
+	}
+	first := s.keys[0]
+	a := rec.Column(first.Index)
+	n := a.Len()
+	if s.thrInt && a.NullN() == 0 {
+		return s.intCandidates(rec, rawValues[int64](a)[:n], first.Desc)
+	}
+	keys, ok := normalizedKeysInto(a, first.Desc, s.normBuf)
+	if !ok {
+		rec.Retain()
+		return rec, nil
+	}
+	s.normBuf = keys
+	thr := s.thrKey
+	sel := s.candBuf[:0]
+	if a.NullN() == 0 {
+		// A row equal to the threshold may still win on a later key.
+		for i, k := range keys[:n] {
+			if k <= thr {
+				sel = append(sel, int32(i))
+			}
+		}
+	} else {
+		for i, k := range keys[:n] {
+			if a.IsNull(i) {
+				// The threshold row is not NULL: a NULL row beats it
+				// only when NULLs sort first.
+				if first.NullsFirst {
+					sel = append(sel, int32(i))
+				}
+			} else if k <= thr {
+				sel = append(sel, int32(i))
+			}
+		}
+	}
+	s.candBuf = sel
+	switch len(sel) {
+	case 0:
+		return nil, nil
+	case n:
+		rec.Retain()
+		return rec, nil
+	}
+	return Gather(rec, sel, s.schema)
+}
+
+// intCandidates is candidates for a NULL-free 64-bit integer first key:
+// one branch-free comparison per row against the threshold value.
+func (s *Sort) intCandidates(rec arrow.RecordBatch, vs []int64, desc bool) (arrow.RecordBatch, error) {
+	n := len(vs)
+	if cap(s.candBuf) < n {
+		s.candBuf = make([]int32, n)
+	}
+	sel := s.candBuf[:n]
+	thr := s.thrRaw
+	j := 0
+	if desc {
+		for i, v := range vs {
+			sel[j] = int32(i)
+			j += b2i(v >= thr)
+		}
+	} else {
+		for i, v := range vs {
+			sel[j] = int32(i)
+			j += b2i(v <= thr)
+		}
+	}
+	switch j {
+	case 0:
+		return nil, nil
+	case n:
+		rec.Retain()
+		return rec, nil
+	}
+	return Gather(rec, sel[:j], s.schema)
+}
+
+// b2i is 1 for true and 0 for false (compiled without a branch).
+func b2i(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
+}
+
 // prune keeps only the first offset+fetch rows of the order so far, so that
-// a SortLimit holds O(offset+fetch) rows.
+// a SortLimit holds O(offset+fetch) rows, and sets the threshold below
+// which later rows must fall to enter.
 func (s *Sort) prune() error {
 	rec, idx, err := s.sorted()
 	if err != nil {
 		return err
 	}
-	keep := min(int64(len(idx)), s.offset+s.fetch)
+	k := s.offset + s.fetch
+	keep := min(int64(len(idx)), k)
 	r, err := Gather(rec, idx[:keep], s.schema)
 	if err != nil {
 		return err
 	}
 	s.recs = []arrow.RecordBatch{r}
 	s.rows = keep
+	if keep == k && keep > 0 {
+		first := s.keys[0]
+		a := r.Column(first.Index)
+		last := int(keep - 1)
+		if a.IsValid(last) {
+			if keys, ok := normalizedKeysInto(array.NewSlice(a, int64(last), int64(last+1)), first.Desc, nil); ok {
+				s.thrKey, s.thrValid = keys[0], true
+			}
+			switch a.DataType().ID() {
+			case arrow.INT64, arrow.DATE64, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION:
+				s.thrInt, s.thrRaw = true, rawValues[int64](a)[last]
+			}
+		}
+	}
 	return nil
 }
 
@@ -227,8 +358,17 @@ func sortNormalized(keys []uint64, first sortKeyCmp, rest []sortKeyCmp, n int) [
 // (-0.0 < 0.0, NaN greatest), booleans false < true. NULL rows get an
 // arbitrary key. ok is false for other types.
 func normalizedKeys(a arrow.Array, desc bool) ([]uint64, bool) {
+	return normalizedKeysInto(a, desc, nil)
+}
+
+// normalizedKeysInto is normalizedKeys writing into buf when it is large
+// enough.
+func normalizedKeysInto(a arrow.Array, desc bool, buf []uint64) ([]uint64, bool) {
 	n := a.Len()
-	out := make([]uint64, n)
+	if cap(buf) < n {
+		buf = make([]uint64, n)
+	}
+	out := buf[:n]
 	const sign = uint64(1) << 63
 	switch a.DataType().ID() {
 	case arrow.INT8:
@@ -258,6 +398,7 @@ func normalizedKeys(a arrow.Array, desc bool) ([]uint64, bool) {
 	case arrow.BOOL:
 		b := a.(*array.Boolean)
 		for i := range out {
+			out[i] = 0
 			if b.Value(i) {
 				out[i] = 1
 			}

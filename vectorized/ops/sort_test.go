@@ -182,3 +182,43 @@ func TestSortUnsupportedKey(t *testing.T) {
 	_, err := runUnary(t, NewSort([]logical.SortKey{{Index: 0}}, mustArrow(t, s)), s, [][]any{{[]any{int32(1)}}, {nil}}, 0, s)
 	require.ErrorContains(t, err, "not supported yet: comparing values")
 }
+
+// TestSortLimitThreshold feeds enough rows for the Top-N threshold to be
+// set and used, with many ties and NULLs on the first key, and checks the
+// result against the reference sort.
+func TestSortLimitThreshold(t *testing.T) {
+	s := types.Schema{
+		{Name: "i", Type: types.BigIntT},
+		{Name: "f", Type: types.DoubleT},
+		{Name: "seq", Type: types.IntT},
+		{Name: "n", Type: types.BigIntT}, // no NULLs: the integer fast path
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	var rows [][]any
+	for i := 0; i < 30_000; i++ {
+		var f any = float64(r.IntN(300)) / 4
+		if r.IntN(50) == 0 {
+			f = nil
+		}
+		rows = append(rows, []any{randInt64(r, 40, 0.02), f, int32(r.IntN(1000)), int64(r.IntN(60)) - 30})
+	}
+	tests := [][]logical.SortKey{
+		{{Index: 0, Desc: true}},
+		{{Index: 0, Desc: true, NullsFirst: true}},
+		{{Index: 0}, {Index: 2, Desc: true}},
+		{{Index: 1, NullsFirst: true}, {Index: 2}},
+		{{Index: 1, Desc: true}, {Index: 0}},
+		{{Index: 3, Desc: true}, {Index: 2}},
+		{{Index: 3}, {Index: 2, Desc: true}},
+	}
+	for _, keys := range tests {
+		want := refSort(rows, keys)
+		for _, bs := range []int{977, 4096} {
+			for _, lim := range []struct{ offset, fetch int64 }{{0, 10}, {3, 7}, {100, 50}, {0, 1}} {
+				got, err := runUnary(t, NewSortLimit(keys, mustArrow(t, s), lim.offset, lim.fetch), s, rows, bs, s)
+				require.NoError(t, err)
+				require.Equal(t, want[lim.offset:lim.offset+lim.fetch], got, "keys %v, batch size %d, offset %d fetch %d", keys, bs, lim.offset, lim.fetch)
+			}
+		}
+	}
+}
