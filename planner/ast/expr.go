@@ -245,6 +245,9 @@ type FunctionCall struct {
 	Over *WindowSpec
 	// OverName is set (and Over nil) for OVER w referencing a named window.
 	OverName string
+	// End is the position of the closing parenthesis of the arguments
+	// (zero when there is none): errors about the call span Pos to End.
+	End Pos
 }
 
 // TableArg is `TABLE name [PARTITION BY exprs] [ORDER BY items]` used as a

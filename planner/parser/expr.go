@@ -611,6 +611,9 @@ func (p *parser) callArg() (ast.Expr, error) {
 
 // callSuffix parses [WITHIN GROUP] [FILTER (WHERE e)] [OVER ...].
 func (p *parser) callSuffix(f *ast.FunctionCall) (ast.Expr, error) {
+	if p.p > 0 && p.toks[p.p-1].kind == tOp && p.toks[p.p-1].text == ")" {
+		f.End = p.toks[p.p-1].pos
+	}
 	if p.isKw("WITHIN") {
 		return nil, unsupported(p.tok().pos, "WITHIN GROUP")
 	}

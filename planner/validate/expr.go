@@ -109,6 +109,16 @@ func noMatch(pos ast.Pos, written string, args []logical.Expr) error {
 	return rangeErr(pos, len(written), "No match found for function signature %s(%s)", written, strings.Join(parts, ", "))
 }
 
+// noMatchCall is noMatch for a written call: the error spans the call up
+// to its closing parenthesis, as Calcite's does.
+func noMatchCall(x *ast.FunctionCall, written string, args []logical.Expr) error {
+	err := noMatch(x.Pos, written, args)
+	if e, ok := err.(*Error); ok && x.End.Line > 0 {
+		e.EndLine, e.EndCol = x.End.Line, x.End.Col
+	}
+	return err
+}
+
 // call resolves a function by name and applies its type inference,
 // inserting the casts it asks for.
 func (b *binder) call(pos ast.Pos, name string, args ...logical.Expr) (logical.Expr, error) {
@@ -415,12 +425,15 @@ func (b *binder) ident(x *ast.Identifier) (logical.Expr, error) {
 	case lookupAmbiguous:
 		return nil, rangeErr(x.Pos, len(text), "Column '%s' is ambiguous", x.Parts[len(x.Parts)-1])
 	case lookupNoTable:
-		return nil, rangeErr(x.Pos, len(x.Parts[0]), "Table '%s' not found", x.Parts[0])
+		return nil, withHint(rangeErr(x.Pos, len(x.Parts[0]), "Table '%s' not found", x.Parts[0]),
+			DidYouMean(x.Parts[0], b.sc.tableNames()))
 	case lookupNotFound:
 		if len(x.Parts) >= 2 && b.sc.hasTable(x.Parts[0]) {
-			return nil, rangeErr(x.Pos, len(text), "Column '%s' not found in table '%s'", x.Parts[1], x.Parts[0])
+			return nil, withHint(rangeErr(x.Pos, len(text), "Column '%s' not found in table '%s'", x.Parts[1], x.Parts[0]),
+				DidYouMean(x.Parts[1], b.sc.columnNames(x.Parts[0])))
 		}
-		return nil, rangeErr(x.Pos, len(text), "Column '%s' not found in any table", text)
+		return nil, withHint(rangeErr(x.Pos, len(text), "Column '%s' not found in any table", text),
+			DidYouMean(x.Parts[len(x.Parts)-1], b.sc.columnNames("")))
 	}
 	var out logical.Expr
 	if r.depth == 0 {
@@ -676,6 +689,13 @@ func (b *binder) funcCall(x *ast.FunctionCall) (logical.Expr, error) {
 	if x.Star || x.Distinct || x.Filter != nil {
 		return nil, posErr(x.Pos, "DISTINCT/ALL/FILTER/* not allowed with %s function", strings.ToUpper(written))
 	}
+	if b.agg != nil && !b.inAggArg && !b.functionExists(x, written) {
+		// Calcite derives every type before it checks grouping, so an
+		// unknown function is reported as such even when its arguments
+		// are not grouped: bind it where the columns are (the input) and
+		// fail there with "No match found for function signature".
+		return b.agg.src.funcCall(x)
+	}
 	args, err := b.exprs(x.Args)
 	if err != nil {
 		return nil, err
@@ -691,9 +711,43 @@ func (b *binder) funcCall(x *ast.FunctionCall) (logical.Expr, error) {
 		}
 	}
 	if def, ok := b.v.fns.Lookup(upper); !ok || def.Kind != function.Scalar {
-		return nil, noMatch(x.Pos, written, args)
+		return nil, withHint(noMatchCall(x, written, args), b.functionHint(written))
 	}
 	return b.call(x.Pos, upper, args...)
+}
+
+// functionExists reports whether a function call's name resolves to any
+// function, whatever its arguments.
+func (b *binder) functionExists(x *ast.FunctionCall, written string) bool {
+	if strings.EqualFold(written, "PROCTIME") && len(x.Name.Parts) == 1 {
+		return true // the processing-time attribute (see funcCall)
+	}
+	if b.v.opts.Functions != nil {
+		def, err := b.v.opts.Functions.Resolve(x.Name.Parts)
+		return err != nil || def != nil // a resolution error is reported later
+	}
+	_, ok := b.v.fns.Lookup(strings.ToUpper(written))
+	return ok
+}
+
+// functionHint suggests known function names close to an unknown one.
+func (b *binder) functionHint(written string) string {
+	names := b.v.fns.Names()
+	if l, ok := b.v.opts.Functions.(interface {
+		Functions(catalog, database string) ([]string, error)
+	}); ok {
+		cat, db := b.v.cat.Current()
+		if more, err := l.Functions(cat, db); err == nil {
+			names = append(names, more...)
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if !strings.HasPrefix(n, "$") {
+			out = append(out, n)
+		}
+	}
+	return DidYouMean(written, out)
 }
 
 // walkAST visits e and its sub-expressions (not descending into

@@ -20,7 +20,7 @@ func TestErrorType(t *testing.T) {
 		msg                     string
 	}{
 		{"SELECT x FROM t", 1, 8, 1, 8, "Column 'x' not found in any table"},
-		{"SELECT a,\n  foo(a)\nFROM t", 2, 3, 2, 5, "No match found for function signature foo(<NUMERIC>)"},
+		{"SELECT a,\n  foo(a)\nFROM t", 2, 3, 2, 8, "No match found for function signature foo(<NUMERIC>)"},
 		{"SELECT a FROM t WHERE c", 1, 23, 0, 0, "WHERE clause must be a boolean expression, but is of type STRING"},
 	}
 	for _, tc := range tests {

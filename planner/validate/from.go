@@ -118,7 +118,13 @@ func (v *Validator) planTableName(x *ast.TableName) (logical.Node, error) {
 	id, obj, temp, err := v.ResolveTableName(x.Name)
 	if err != nil {
 		w := len(strings.Join(x.Name.Parts, "."))
-		return nil, rangeErr(x.Pos, w, "%s", err.Error())
+		hint := ""
+		if strings.Contains(err.Error(), "not found within") {
+			if names, lerr := v.cat.ListObjects(id.Catalog, id.Database, false, true); lerr == nil {
+				hint = DidYouMean(id.Object, names)
+			}
+		}
+		return nil, withHint(rangeErr(x.Pos, w, "%s", err.Error()), hint)
 	}
 	opts := map[string]string{}
 	for _, h := range x.Hints {

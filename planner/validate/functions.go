@@ -32,11 +32,12 @@ func (b *binder) resolvedCall(x *ast.FunctionCall, written string, args []logica
 		}
 	}
 	if def == nil || def.Infer == nil {
+		err := withHint(noMatchCall(x, written, args), b.functionHint(written))
 		var ve *Error
-		if errors.As(noMatch(x.Pos, written, args), &ve) {
+		if errors.As(err, &ve) {
 			return nil, &NoMatchError{Err: ve}
 		}
-		return nil, noMatch(x.Pos, written, args)
+		return nil, err
 	}
 	switch def.Kind {
 	case function.Aggregate:

@@ -175,3 +175,30 @@ func schemaEntries(s types.Schema, alias string) []entry {
 	}
 	return out
 }
+
+// columnNames lists the column names visible from s, this scope's first
+// and enclosing scopes after; with qual set only the columns of that
+// table alias. They are the candidates of a "did you mean" hint.
+func (s *scope) columnNames(qual string) []string {
+	var out []string
+	for sc := s; sc != nil; sc = sc.parent {
+		for _, lvl := range sc.levels {
+			for _, e := range lvl {
+				if qual != "" && e.qual != qual || qual == "" && e.qualOnly {
+					continue
+				}
+				out = append(out, e.name)
+			}
+		}
+	}
+	return out
+}
+
+// tableNames lists the table aliases visible from s.
+func (s *scope) tableNames() []string {
+	var out []string
+	for sc := s; sc != nil; sc = sc.parent {
+		out = append(out, sc.tables...)
+	}
+	return out
+}

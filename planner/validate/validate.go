@@ -90,6 +90,19 @@ type Error struct {
 	// EndLine and EndCol are the end position of a range (0 for a point).
 	EndLine, EndCol int
 	Msg             string
+	// Hint is advice beyond Calcite's message, such as "Did you mean
+	// 'amount'?" for an unknown name (see Suggest); clients print it
+	// after the error, never inside Flink's message.
+	Hint string
+}
+
+// withHint sets the hint of a validation error built by posErr or
+// rangeErr; other errors and an empty hint leave err as it is.
+func withHint(err error, hint string) error {
+	if e, ok := err.(*Error); ok && hint != "" {
+		e.Hint = hint
+	}
+	return err
 }
 
 // Error implements error.
