@@ -89,7 +89,15 @@ func (e *Error) Operator() string {
 // Reason: the position of a validation error ("From line 1, column 8 to
 // line 1, column 10: …") and the operator of a runtime error ("Calc: …").
 // Verbose output can print it.
-func (e *Error) Detail() string { return e.Err.Error() }
+func (e *Error) Detail() string {
+	msg := e.Err.Error()
+	var ve *validate.Error
+	if errors.As(e.Err, &ve) && ve.Line > 0 && !strings.Contains(msg, ve.Error()) {
+		// errors that print the bare message (validate.NoMatchError)
+		msg = strings.Replace(msg, ve.Msg, ve.Error(), 1)
+	}
+	return msg
+}
 
 // javaClasser is implemented by errors that know their Flink exception class.
 type javaClasser interface{ JavaClass() string }
@@ -195,14 +203,15 @@ func message(err error) string {
 	return msg
 }
 
-// ShiftPosition moves the line and column of a parse error by the start of
-// the statement inside a larger script (line and col are the 1-based
-// position of the statement's first character). Other errors are returned
-// unchanged.
+// ShiftPosition moves the line and column of a parse or validation error
+// by the start of the statement inside a larger script (line and col are
+// the 1-based position of the statement's first character), so that
+// Position, Detail and ErrorContext refer to the script. Other errors are
+// returned unchanged.
 func ShiftPosition(err error, line, col int) error {
 	var pe *parser.Error
 	if !errors.As(err, &pe) || pe.Unsupported || pe.Line <= 0 || (line <= 1 && col <= 1) {
-		return err
+		return shiftValidation(err, line, col)
 	}
 	c := *pe
 	if c.Line == 1 {

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/tablerun/tablerun/core/catalog"
+	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/planner/ast"
 	"github.com/tablerun/tablerun/planner/logical"
+	"github.com/tablerun/tablerun/planner/validate"
 )
 
 // execute dispatches one parsed statement. Every statement kind is handled
@@ -230,6 +233,7 @@ func (e *TableEnvironment) executeSet(s *ast.Set) (*TableResult, error) {
 	if err := e.cfg.Set(key, s.Value); err != nil {
 		return nil, classify(KindValidation, err)
 	}
+	e.warnUnknownKey(key)
 	return okResult(), nil
 }
 
@@ -393,4 +397,20 @@ func (e *TableEnvironment) createTableAs(ctx context.Context, s *ast.CreateTable
 		return nil, err
 	}
 	return res, nil
+}
+
+// warnUnknownKey writes a [WARN] line to the session's stderr when SET
+// stored a key tablerun does not know that is close to one it knows
+// (validate.Suggest): most likely a typo that would otherwise go unseen.
+// Flink accepts any key, and so does SET; keys far from every known one
+// (options of connectors or of Flink features tablerun lacks) pass
+// silently.
+func (e *TableEnvironment) warnUnknownKey(key string) {
+	known := config.KnownKeys()
+	if slices.Contains(known, key) {
+		return
+	}
+	if hint := validate.DidYouMean(key, known); hint != "" {
+		fmt.Fprintf(e.stderr, "[WARN] '%s' is not a known option key; it is set anyway, as Flink does. %s\n", key, hint)
+	}
 }

@@ -143,7 +143,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "tablerun: %v\n", err)
 			return 1
 		}
-		if !runScript(ctx, env, string(text), io.Discard, stdout, false, shell.FormatTableau) {
+		if !runInit(ctx, env, *initFile, string(text), stdout) {
 			return 1
 		}
 	}
@@ -194,14 +194,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func runScript(ctx context.Context, env *core.TableEnvironment, script string, out, errOut io.Writer, keepGoing bool, format string) bool {
 	stmts, err := parser.ParseScript(script)
 	if err != nil {
-		printError(errOut, env, err)
+		printError(errOut, env, err, script)
 		return false
 	}
 	ok := true
 	for _, st := range stmts {
 		res, err := env.ExecuteSQL(ctx, st.Text)
 		if err != nil {
-			printError(errOut, env, core.ShiftPosition(err, st.Line, st.Col))
+			printError(errOut, env, core.ShiftPosition(err, st.Line, st.Col), script)
 			ok = false
 			if !keepGoing {
 				return false
@@ -211,7 +211,7 @@ func runScript(ctx context.Context, env *core.TableEnvironment, script string, o
 		if format != shell.FormatTableau {
 			if res.Kind() == core.SuccessWithContent && !res.IsDML() {
 				if err := shell.WriteResult(out, res, format); err != nil {
-					printError(errOut, env, err)
+					printError(errOut, env, err, "")
 					return false
 				}
 			}
@@ -225,8 +225,37 @@ func runScript(ctx context.Context, env *core.TableEnvironment, script string, o
 	return ok
 }
 
-func printError(w io.Writer, env *core.TableEnvironment, err error) {
+// runInit runs the init script read from path silently; on the first
+// failure it prints the error (with the caret in the init script) and a
+// line naming the file and the statement's line, so the failure is not
+// taken for one of the main script, and reports false.
+func runInit(ctx context.Context, env *core.TableEnvironment, path, script string, errOut io.Writer) bool {
+	stmts, err := parser.ParseScript(script)
+	if err != nil {
+		printError(errOut, env, err, script)
+		fmt.Fprintf(errOut, "[ERROR] The init file %s failed to parse; nothing else ran.\n\n", path)
+		return false
+	}
+	for _, st := range stmts {
+		res, err := env.ExecuteSQL(ctx, st.Text)
+		if err == nil {
+			// a query's rows are read (and dropped) as in a script run
+			err = core.PrintClientResult(io.Discard, env.Config(), res, nil)
+		}
+		if err != nil {
+			printError(errOut, env, core.ShiftPosition(err, st.Line, st.Col), script)
+			fmt.Fprintf(errOut, "[ERROR] The init file %s failed at line %d; nothing else ran.\n\n", path, st.Line)
+			return false
+		}
+	}
+	return true
+}
+
+// printError prints a failed statement's error as Flink's client does,
+// then where it lies in script (a caret under the token) and any hint.
+func printError(w io.Writer, env *core.TableEnvironment, err error, script string) {
 	_ = core.PrintClientResult(w, env.Config(), nil, err)
+	fmt.Fprint(w, core.ErrorContext(err, script))
 	fmt.Fprintln(w)
 }
 

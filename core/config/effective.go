@@ -94,3 +94,28 @@ func (c *Config) Effective() []EffectiveEntry {
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
 }
+
+// KnownKeys returns the option keys tablerun reads, sorted: the typed
+// options of this package and the few read elsewhere (state TTL, the
+// catalog store). SET accepts any key, as Flink does; these are the ones
+// it can suggest for a misspelled key.
+func KnownKeys() []string {
+	keys := map[string]bool{}
+	for _, m := range []map[string]option{options(), checkpointOptions(), sourceOptions()} {
+		for k := range m {
+			keys[k] = true
+		}
+	}
+	for _, k := range otherKeys {
+		keys[k] = true
+	}
+	out := make([]string, 0, len(keys))
+	for k := range keys {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// otherKeys are option keys read outside this package's typed options.
+var otherKeys = []string{"table.exec.state.ttl", "table.catalog-store.kind", "table.catalog-store.file.path"}

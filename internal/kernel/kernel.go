@@ -537,7 +537,7 @@ type liveFunc func(first bool, displayID string, data map[string]string)
 func runCell(ctx context.Context, env *core.TableEnvironment, code string, chart *ChartSpec, emit func(data map[string]string, last bool), live liveFunc) *cellError {
 	stmts, err := parser.ParseScript(code)
 	if err != nil {
-		return toCellError(err)
+		return toCellError(err, code)
 	}
 	for i, st := range stmts {
 		last := i == len(stmts)-1
@@ -550,7 +550,7 @@ func runCell(ctx context.Context, env *core.TableEnvironment, code string, chart
 			if ctx.Err() != nil {
 				return interrupted()
 			}
-			return toCellError(core.ShiftPosition(err, st.Line, st.Col))
+			return toCellError(core.ShiftPosition(err, st.Line, st.Col), code)
 		}
 		var draw func(data map[string]string, rows [][]any) *cellError
 		if last && chart != nil {
@@ -632,7 +632,7 @@ func followStream(ctx context.Context, res *core.TableResult, live liveFunc, dra
 	}
 	if err := res.Err(); err != nil {
 		show("failed")
-		return nil, toCellError(err)
+		return nil, toCellError(err, "")
 	}
 	final := show("finished")
 	return final, drawErr
@@ -658,7 +658,10 @@ func isHelpCell(code string) bool {
 }
 
 // toCellError turns a statement's error into Jupyter's error content.
-func toCellError(err error) *cellError {
+// code is the text the error's position refers to (the cell's SQL): the
+// traceback then shows the line with a caret under the token, and a hint
+// when there is one (core.ErrorContext).
+func toCellError(err error, code string) *cellError {
 	ename := "org.apache.flink.table.api.TableException"
 	var ce *core.Error
 	if errors.As(err, &ce) && ce.Class != "" {
@@ -668,6 +671,9 @@ func toCellError(err error) *cellError {
 	reason := core.Reason(err)
 	tb := []string{core.MsgErrorPrefix}
 	tb = append(tb, strings.Split(reason, "\n")...)
+	if c := core.ErrorContext(err, code); c != "" {
+		tb = append(tb, strings.Split(strings.TrimSuffix(c, "\n"), "\n")...)
+	}
 	return &cellError{ename: ename, evalue: evalue, traceback: tb}
 }
 

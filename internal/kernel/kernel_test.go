@@ -252,6 +252,8 @@ func TestKernelProtocol(t *testing.T) {
 		require.Equal(t, "error", pub[1].Header.MsgType)
 		tb := content(t, pub[1])["traceback"].([]any)
 		require.Equal(t, "[ERROR] Could not execute SQL statement. Reason:", tb[0])
+		// the caret under the token, in the cell's text
+		require.Equal(t, []any{"From line 1, column 15 to line 1, column 21:", "SELECT * FROM missing; SELECT 1", "              ^^^^^^^"}, tb[len(tb)-3:])
 	})
 
 	t.Run("print connector output streams", func(t *testing.T) {

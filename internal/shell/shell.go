@@ -147,6 +147,9 @@ type session struct {
 	// runs; progressDelay and progressEvery override its timing (tests).
 	line                         *progressLine
 	progressDelay, progressEvery time.Duration
+	// input is the input being run: the text error positions refer to
+	// (the caret under a wrong token is drawn in it).
+	input string
 }
 
 type readResult struct {
@@ -216,6 +219,7 @@ func (s *session) goodbye() {
 // runInput runs the statements of one complete input. It reports whether
 // the session should end.
 func (s *session) runInput(ctx context.Context, input string) (bool, error) {
+	s.input = input
 	stmts, err := parser.ParseScript(input)
 	if err != nil {
 		s.printResult(nil, err)
@@ -318,6 +322,9 @@ func (s *session) printResult(res *core.TableResult, err error) {
 		}
 	}
 	_ = core.PrintClientResult(s.out, cfg, res, err)
+	if err != nil {
+		fmt.Fprint(s.out, core.ErrorContext(err, s.input))
+	}
 	fmt.Fprintln(s.out)
 }
 

@@ -98,8 +98,18 @@ func TestSessionTranscripts(t *testing.T) {
 			mode:  "tableau",
 			input: "SELECT * FROM missing;\nSELECT 7 AS x;\n",
 			want: "[ERROR] Could not execute SQL statement. Reason:\n" +
-				"org.apache.calcite.sql.validate.SqlValidatorException: Object 'missing' not found within 'default_catalog.default_database'\n\n" +
+				"org.apache.calcite.sql.validate.SqlValidatorException: Object 'missing' not found within 'default_catalog.default_database'\n" +
+				"From line 1, column 15 to line 1, column 21:\nSELECT * FROM missing;\n              ^^^^^^^\n\n" +
 				"+---+\n| x |\n+---+\n| 7 |\n+---+\n1 row in set\n\n",
+		},
+		{
+			name:  "caret and hint under the second statement of an input",
+			mode:  "tableau",
+			input: "CREATE TABLE t (amount INT) WITH ('connector' = 'values');\nSELECT 1,\n  amuont FROM t;\n",
+			want: "[INFO] Execute statement succeeded.\n\n" +
+				"[ERROR] Could not execute SQL statement. Reason:\n" +
+				"org.apache.calcite.sql.validate.SqlValidatorException: Column 'amuont' not found in any table\n" +
+				"From line 2, column 3 to line 2, column 8:\n  amuont FROM t;\n  ^^^^^^\nDid you mean 'amount'?\n\n",
 		},
 		{
 			name:  "help",
