@@ -93,6 +93,12 @@ type Aggregate struct {
 	GroupKeys []int
 	Aggs      []AggCall
 	Out       types.Schema
+	// GroupSets, when there are two or more, are the grouping sets of
+	// GROUPING SETS, ROLLUP or CUBE: each a sorted list of positions in
+	// GroupKeys, the sets ordered by their expand id (grouping_sets.go).
+	// A group key missing from some set is nullable in Out. Aggs may then
+	// hold GROUPING / GROUPING_ID calls (Args are positions in GroupKeys).
+	GroupSets [][]int
 }
 
 // JoinKind is the kind of a join.
@@ -359,6 +365,9 @@ func (n *Aggregate) Describe() (string, string) {
 		keys[i] = fmt.Sprint(k)
 	}
 	s := "group=[{" + strings.Join(keys, ", ") + "}]"
+	if len(n.GroupSets) > 1 {
+		s += ", groups=[" + groupSetsString(n.GroupKeys, n.GroupSets) + "]"
+	}
 	for _, a := range n.Aggs {
 		s += ", " + a.Alias + "=[" + a.String() + "]"
 	}

@@ -193,6 +193,9 @@ func Describe(n Node, execution bool) string {
 		return describeWindow(n, execution) // window.go
 	case *OverAggregate, *Rank, *Deduplicate:
 		return describeOver(n) // over.go
+	case *Expand:
+		d, _ := describeDistinctSplit(n, execution) // stream_distinct_split.go
+		return d
 	}
 	return ""
 }
@@ -325,6 +328,9 @@ func exprString(e logical.Expr, names []string, exec bool) string {
 		for i, a := range x.Args {
 			args[i] = exprString(a, names, exec)
 		}
+		if s, ok := searchString(x, args); ok {
+			return s
+		}
 		if exec {
 			switch {
 			case infixOps[x.Name] && len(args) >= 2:
@@ -355,6 +361,21 @@ func exprString(e logical.Expr, names []string, exec bool) string {
 		return "CASE(" + strings.Join(parts, ", ") + ")"
 	}
 	return e.String()
+}
+
+// searchString prints IN over two or more integer literals as Calcite's
+// SEARCH with a Sarg of points does: "SEARCH($e, Sarg[0, 1])".
+func searchString(x *logical.Call, args []string) (string, bool) {
+	if x.Name != "IN" || len(x.Args) < 3 {
+		return "", false
+	}
+	for _, a := range x.Args[1:] {
+		l, ok := a.(*logical.Literal)
+		if !ok || l.Value == nil || !l.T.IsInteger() {
+			return "", false
+		}
+	}
+	return "SEARCH(" + args[0] + ", Sarg[" + strings.Join(args[1:], ", ") + "])", true
 }
 
 // physicalLiteral prints a literal as Calcite's digest in Flink's

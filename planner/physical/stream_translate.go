@@ -150,7 +150,7 @@ func toStream(n Node, opts StreamOptions) (Node, error) {
 		}
 		return &StreamSink{Input: in, Table: x.Table, Overwrite: x.Overwrite}, nil
 	case *GroupAggregate, *Exchange, *StreamUnion, *StreamSink, *StreamJoin, *IntervalJoin, *LookupJoin, *WindowJoin, *TemporalJoin,
-		*WatermarkAssigner, *WindowTableFunction, *WindowAggregate, *WatermarkCalc:
+		*WatermarkAssigner, *WindowTableFunction, *WindowAggregate, *WatermarkCalc, *Expand:
 		return n.WithChildren(conv), nil
 	}
 	return nil, fmt.Errorf("not supported yet: %s in streaming mode", n.Name())

@@ -55,6 +55,9 @@ func (t *translator) node(n logical.Node) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
+		if hasGroupingSets(x) {
+			return groupingSetsAggregate(x, in), nil // grouping_sets.go
+		}
 		return batchWindowAggregate(&HashAggregate{Input: in, GroupKeys: x.GroupKeys, Aggs: x.Aggs, Out: x.Out}), nil // window.go
 	case *logical.Join:
 		return t.join(x)

@@ -169,6 +169,9 @@ func refsFrom(e logical.Expr, lo int) bool {
 // column references and whose condition reads none. ok is false when the
 // aggregate is not a window aggregation: it stays a GroupAggregate.
 func windowAggregate(x *HashAggregate, in Node) (Node, bool) {
+	if e, ok := in.(*Expand); ok {
+		return windowAggregateOverExpand(x, e) // grouping_sets.go
+	}
 	var calc *Calc
 	var wtf *WindowTableFunction
 	switch c := in.(type) {

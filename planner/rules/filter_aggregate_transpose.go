@@ -28,7 +28,9 @@ func (r *FilterAggregateTranspose) Apply(n logical.Node) (logical.Node, bool, er
 			refs := logical.InputRefs(c)
 			onKeys := len(refs) > 0 && r.env.deterministic(c)
 			for i := range refs {
-				if i >= len(a.GroupKeys) {
+				// with grouping sets, only keys no set leaves out (NULL
+				// in that set's rows) keep their input values
+				if i >= len(a.GroupKeys) || len(a.GroupSets) > 1 && !logical.KeyInAllSets(a.GroupSets, i) {
 					onKeys = false
 				}
 			}

@@ -28,6 +28,10 @@ type aggCtx struct {
 	// missing: no condition); subRefs in them stand for the deferred
 	// relations' columns (IN / EXISTS subqueries, subquery_value.go).
 	deferredConds []logical.Expr
+	// sets are the grouping sets (grouping_sets.go; nil for a plain
+	// GROUP BY) and nullableKey the keys some set leaves out.
+	sets        [][]int
+	nullableKey []bool
 }
 
 // subRef stands for the value of a scalar subquery used after aggregation
@@ -166,12 +170,14 @@ func (a *aggCtx) build(input logical.Node) *logical.Aggregate {
 	out := make(types.Schema, 0, len(keys)+len(a.aggs))
 	for i := range keys {
 		keys[i] = i
-		out = append(out, pre[i])
+		f := pre[i]
+		f.Type = a.keyType(i, f.Type)
+		out = append(out, f)
 	}
 	for _, c := range a.aggs {
 		out = append(out, types.Field{Name: c.Alias, Type: c.T})
 	}
-	return &logical.Aggregate{Input: proj, GroupKeys: keys, Aggs: a.aggs, Out: out}
+	return &logical.Aggregate{Input: proj, GroupKeys: keys, Aggs: a.aggs, Out: out, GroupSets: a.sets}
 }
 
 // uniquify makes column names unique as Calcite does (a, a0, a1, …).

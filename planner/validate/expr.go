@@ -171,13 +171,16 @@ func asBoolean(x logical.Expr, pos ast.Pos, what string) (logical.Expr, error) {
 // expr binds one expression.
 func (b *binder) expr(e ast.Expr) (logical.Expr, error) {
 	if b.agg != nil && !b.inAggArg {
+		if fc, ok := e.(*ast.FunctionCall); ok && isGroupingFunc(fc) {
+			return b.groupingCall(fc) // grouping_sets.go
+		}
 		if fc, ok := e.(*ast.FunctionCall); ok && isAggCall(fc) {
 			return b.aggCall(fc)
 		}
 		if !containsAgg(e) && !containsSubquery(e) {
 			if x, err := b.agg.src.expr(e); err == nil {
 				if i, ok := b.agg.groupIndex(x); ok {
-					return &logical.ColumnRef{Index: i, Name: b.agg.groupNames[i], T: x.Type()}, nil
+					return &logical.ColumnRef{Index: i, Name: b.agg.groupNames[i], T: b.agg.keyType(i, x.Type())}, nil
 				}
 				if isConstant(x) {
 					return x, nil
@@ -677,6 +680,9 @@ func (b *binder) funcCall(x *ast.FunctionCall) (logical.Expr, error) {
 		return nil, unsupported("catalog functions (%s)", x.Name.String())
 	}
 	written := x.Name.Parts[len(x.Name.Parts)-1]
+	if isGroupingFunc(x) {
+		return b.groupingCall(x) // grouping_sets.go
+	}
 	if isAggCall(x) {
 		switch {
 		case b.inAggArg:
@@ -804,7 +810,7 @@ func walkAST(e ast.Expr, fn func(ast.Expr) bool) {
 func containsAgg(e ast.Expr) bool {
 	found := false
 	walkAST(e, func(x ast.Expr) bool {
-		if fc, ok := x.(*ast.FunctionCall); ok && isAggCall(fc) {
+		if fc, ok := x.(*ast.FunctionCall); ok && (isAggCall(fc) || isGroupingFunc(fc)) {
 			found = true
 		}
 		return !found

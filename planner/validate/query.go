@@ -355,37 +355,12 @@ func (v *Validator) planSelect(sel *ast.Select, order []ast.OrderItem, limit fun
 	var actx *aggCtx
 	if isAgg {
 		gb := &binder{v: v, sc: sc, env: e, rel: rel, clause: "GROUP BY"}
-		var groups []logical.Expr
-		var gnames []string
-		for i, g := range sel.GroupBy {
-			if _, ok := g.(*ast.GroupingSets); ok {
-				return nil, unsupported("GROUPING SETS, ROLLUP and CUBE")
-			}
-			if l, ok := g.(*ast.Literal); ok && l.Kind == ast.IntegerLit {
-				// Flink does not group by ordinal: a literal is a constant key
-				_ = l
-			}
-			x, err := gb.expr(g)
-			if err != nil {
-				return nil, err
-			}
-			dup := false
-			for _, o := range groups {
-				if o.String() == x.String() {
-					dup = true
-				}
-			}
-			if dup {
-				continue
-			}
-			groups = append(groups, x)
-			name := fmt.Sprintf("$f%d", i)
-			if c, ok := x.(*logical.ColumnRef); ok {
-				name = c.Name
-			}
-			gnames = append(gnames, name)
+		groups, gnames, sets, err := gb.groupBy(sel.GroupBy) // grouping_sets.go
+		if err != nil {
+			return nil, err
 		}
-		actx = newAggCtx(src, groups, gnames, len(sel.GroupBy) > 0)
+		actx = newAggCtx(src, groups, gnames, len(groups) > 0 && !hasEmptySet(sets))
+		actx.setGroupSets(sets)
 		post = &binder{v: v, sc: sc, env: e, agg: actx}
 	} else {
 		post = withOver(src) // OVER calls (over.go)
@@ -412,10 +387,10 @@ func (v *Validator) planSelect(sel *ast.Select, order []ast.OrderItem, limit fun
 					if !ok {
 						return nil, rangeErr(it.Pos, 1, "Expression '%s' is not being grouped", en.name)
 					}
-					x = &logical.ColumnRef{Index: i, Name: en.name, T: en.t}
+					x = &logical.ColumnRef{Index: i, Name: en.name, T: actx.keyType(i, en.t)}
 				}
 				exprs = append(exprs, x)
-				out = append(out, types.Field{Name: en.name, Type: en.t})
+				out = append(out, types.Field{Name: en.name, Type: x.Type()})
 			}
 			if n == 0 {
 				if len(it.Qualifier) > 0 {
@@ -433,7 +408,7 @@ func (v *Validator) planSelect(sel *ast.Select, order []ast.OrderItem, limit fun
 		if name == "" {
 			name = outputName(it.Expr, len(exprs))
 		}
-		if fc, ok := it.Expr.(*ast.FunctionCall); ok && actx != nil && isAggCall(fc) {
+		if fc, ok := it.Expr.(*ast.FunctionCall); ok && actx != nil && (isAggCall(fc) || isGroupingFunc(fc)) {
 			if c, ok := x.(*logical.ColumnRef); ok {
 				directAgg[c.Index] = name
 			}
