@@ -69,13 +69,21 @@ func (s EnvironmentSettings) WithOption(key, value string) EnvironmentSettings {
 }
 
 // TableEnvironment is a session: a configuration, a catalog manager and the
-// registries of functions and connectors. It is safe for concurrent use:
-// statements from several goroutines (ExecuteSQL, SQLQuery, Table.Execute,
-// Table.Explain) run one at a time, and the catalog methods may be called
-// at any time.
+// registries of functions and connectors. Every method is safe for
+// concurrent use (TestConcurrentEnvironment drives them all from 8
+// goroutines under -race): statements from several goroutines (ExecuteSQL,
+// SQLQuery, Table.Execute, Table.Explain) and the methods that register
+// functions or in-memory tables run one at a time; the configuration
+// (Config), the catalog methods and the output writers may be used at any
+// time, also while a statement runs.
 type TableEnvironment struct {
-	// mu serialises statements; see session.go.
-	mu       sync.Mutex
+	// mu serialises statements and the methods that change what statements
+	// read (functions, in-memory tables); see session.go.
+	mu sync.Mutex
+	// state guards the few fields read outside statements as well: the
+	// output writers and the lazily made function state. It is taken last
+	// and held briefly.
+	state    sync.Mutex
 	jobs     *jobRegistry // jobs.go
 	jobsOnce sync.Once
 	cfg      *config.Config
@@ -124,6 +132,8 @@ func NewTableEnvironment(settings EnvironmentSettings) *TableEnvironment {
 // SetOutput sets where connectors that print (print) write; the default is
 // the process's stdout and stderr.
 func (e *TableEnvironment) SetOutput(stdout, stderr io.Writer) {
+	e.state.Lock()
+	defer e.state.Unlock()
 	e.stdout, e.stderr = stdout, stderr
 }
 
@@ -321,12 +331,13 @@ func (e *TableEnvironment) buildEnv(now time.Time) *build.Env {
 	if par <= 0 {
 		par = 1
 	}
+	stdout, stderr := e.Output()
 	return &build.Env{
 		Connectors: e.conns,
 		Conn: &connectors.Context{
 			Loc:         e.cfg.LocalTimeZone(),
-			Stdout:      e.stdout,
-			Stderr:      e.stderr,
+			Stdout:      stdout,
+			Stderr:      stderr,
 			Parallelism: par,
 			BatchSize:   e.cfg.BatchSize(),
 			Bounded:     !e.streaming(),

@@ -53,6 +53,8 @@ type functionState struct {
 
 // functions returns the session's function state, creating it on first use.
 func (e *TableEnvironment) functions() *functionState {
+	e.state.Lock()
+	defer e.state.Unlock()
 	if e.fn != nil && e.fn.cat == e.cat {
 		return e.fn
 	}
@@ -84,12 +86,25 @@ func (e *TableEnvironment) Modules() *module.Manager { return e.functions().modu
 // CREATE FUNCTION f AS 'file.func' LANGUAGE PYTHON|JAVASCRIPT (default: the
 // working directory).
 func (e *TableEnvironment) SetScriptPath(dirs ...string) {
-	e.functions().scriptPath = append([]string(nil), dirs...)
+	st := e.functions()
+	e.state.Lock()
+	defer e.state.Unlock()
+	st.scriptPath = append([]string(nil), dirs...)
+}
+
+// scriptPath returns the directories SetScriptPath set.
+func (e *TableEnvironment) scriptPath() []string {
+	st := e.functions()
+	e.state.Lock()
+	defer e.state.Unlock()
+	return st.scriptPath
 }
 
 // CreateTemporarySystemFunction registers a Go function definition as a
 // temporary system function (Flink's createTemporarySystemFunction).
 func (e *TableEnvironment) CreateTemporarySystemFunction(name string, def *function.Definition) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if err := e.functions().catalog.RegisterTemporarySystemFunction(name, def, false); err != nil {
 		return classify(KindValidation, err)
 	}
@@ -195,13 +210,13 @@ func (e *TableEnvironment) scriptFile(ref, lang string) (string, string, error) 
 		ext = ".js"
 	}
 	rel := filepath.FromSlash(strings.ReplaceAll(base, ".", "/")) + ext
-	for _, dir := range e.functions().scriptPath {
+	for _, dir := range e.scriptPath() {
 		p := filepath.Join(dir, rel)
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
 			return p, fn, nil
 		}
 	}
-	return "", "", fmt.Errorf("script file %s for function '%s' not found in %s", rel, ref, strings.Join(e.functions().scriptPath, ", "))
+	return "", "", fmt.Errorf("script file %s for function '%s' not found in %s", rel, ref, strings.Join(e.scriptPath(), ", "))
 }
 
 // functionRecord builds the stored record of CREATE FUNCTION.

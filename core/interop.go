@@ -26,6 +26,13 @@ import (
 // that take the batches round-robin (batch order is kept within an
 // instance). Like any temporary table it vanishes with the session.
 func (e *TableEnvironment) FromRecords(path string, schema *arrow.Schema, records []arrow.RecordBatch) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.fromRecords(path, schema, records)
+}
+
+// fromRecords is FromRecords under e.mu.
+func (e *TableEnvironment) fromRecords(path string, schema *arrow.Schema, records []arrow.RecordBatch) error {
 	x, err := parser.ParseExpression(path)
 	if err != nil {
 		return classify(KindParse, err)

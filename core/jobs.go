@@ -292,7 +292,8 @@ func (e *TableEnvironment) checkpointSettings(j *job) (*build.CheckpointSettings
 		dir = firstNonEmpty(ck.SavepointDir, filepath.Join(os.TempDir(), "tablerun-checkpoints"))
 	}
 	logf := func(format string, args ...any) {
-		fmt.Fprintf(e.stderr, "[WARN] "+format+"\n", args...)
+		_, stderr := e.Output()
+		fmt.Fprintf(stderr, "[WARN] "+format+"\n", args...)
 	}
 	set := &build.CheckpointSettings{
 		Config: checkpoint.Config{

@@ -74,7 +74,7 @@ func (e *TableEnvironment) loadScriptModule(lang, name, path string, _ map[strin
 		ext = ".js"
 	}
 	if !filepath.IsAbs(path) {
-		for _, dir := range e.functions().scriptPath {
+		for _, dir := range e.scriptPath() {
 			if _, err := os.Stat(filepath.Join(dir, path)); err == nil {
 				path = filepath.Join(dir, path)
 				break

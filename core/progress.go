@@ -23,5 +23,7 @@ func WithProgress(ctx context.Context) (context.Context, *Progress) {
 
 // Output returns where connectors that print write (see SetOutput).
 func (e *TableEnvironment) Output() (stdout, stderr io.Writer) {
+	e.state.Lock()
+	defer e.state.Unlock()
 	return e.stdout, e.stderr
 }

@@ -129,7 +129,9 @@ func (e *TableEnvironment) FromValues(path string, values any) error {
 	if convErr != nil {
 		return classify(KindValidation, convErr)
 	}
-	return e.FromRecords(path, arrowSchema, records)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.fromRecords(path, arrowSchema, records)
 }
 
 type structField struct {

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -184,6 +185,9 @@ func options() map[string]option {
 // Config is a session configuration. The zero value is not usable; call New.
 // A Config is not safe for concurrent mutation.
 type Config struct {
+	// mu guards the maps: a session's configuration is read by running
+	// jobs and by Config().Effective() while SET changes it.
+	mu sync.RWMutex
 	// initial holds the values the session started with (RESET restores them).
 	initial map[string]string
 	// set holds the explicitly present options.
@@ -203,6 +207,8 @@ func New(initial map[string]string) (*Config, error) {
 
 // Clone returns an independent copy of c.
 func (c *Config) Clone() *Config {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	n := newEmpty()
 	for k, v := range c.initial {
 		n.initial[k] = v
@@ -241,6 +247,8 @@ func (c *Config) Set(key, value string) error {
 	if err := Validate(key, value); err != nil {
 		return err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.set[key] = value
 	c.src[key] = SourceSet
 	return nil
@@ -249,6 +257,8 @@ func (c *Config) Set(key, value string) error {
 // Reset restores key to the value the session started with (removing it
 // when it was not set initially).
 func (c *Config) Reset(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if v, ok := c.initial[key]; ok {
 		c.set[key] = v
 		c.src[key] = c.initialSrc[key]
@@ -260,6 +270,8 @@ func (c *Config) Reset(key string) {
 
 // ResetAll restores every option to the session's initial values.
 func (c *Config) ResetAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.set = map[string]string{}
 	c.src = map[string]Source{}
 	for k, v := range c.initial {
@@ -271,6 +283,13 @@ func (c *Config) ResetAll() {
 // Get returns the explicit value of key or, for a known key, its default.
 // ok is false for an unknown key that was never set.
 func (c *Config) Get(key string) (value string, ok bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.get(key)
+}
+
+// get is Get with c.mu held.
+func (c *Config) get(key string) (value string, ok bool) {
 	if v, ok := c.set[key]; ok {
 		return v, true
 	}
@@ -288,6 +307,8 @@ func (c *Config) Get(key string) (value string, ok bool) {
 
 // IsSet reports whether key is explicitly present.
 func (c *Config) IsSet(key string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	_, ok := c.set[key]
 	return ok
 }
@@ -301,6 +322,8 @@ type Entry struct {
 // Explicit returns the explicitly present options sorted by key (the rows
 // of `SET;`).
 func (c *Config) Explicit() []Entry {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	out := make([]Entry, 0, len(c.set))
 	for k, v := range c.set {
 		out = append(out, Entry{k, v})

@@ -67,6 +67,13 @@ func NewWithFile(file *File, creation map[string]string) (*Config, error) {
 // for a known key that is not explicitly present (and for an unknown key
 // that was never set).
 func (c *Config) Source(key string) Source {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.source(key)
+}
+
+// source is Source with c.mu held.
+func (c *Config) source(key string) Source {
 	if s, ok := c.src[key]; ok {
 		return s
 	}
@@ -79,6 +86,8 @@ func (c *Config) Source(key string) Source {
 // it also lists defaults, so a value silently overridden by a higher layer
 // shows where it came from.
 func (c *Config) Effective() []EffectiveEntry {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	keys := map[string]bool{}
 	for k := range options() {
 		keys[k] = true
@@ -88,8 +97,8 @@ func (c *Config) Effective() []EffectiveEntry {
 	}
 	out := make([]EffectiveEntry, 0, len(keys))
 	for k := range keys {
-		v, _ := c.Get(k)
-		out = append(out, EffectiveEntry{Key: k, Value: v, Source: c.Source(k)})
+		v, _ := c.get(k)
+		out = append(out, EffectiveEntry{Key: k, Value: v, Source: c.source(k)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out

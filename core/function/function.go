@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tablerun/tablerun/core/types"
@@ -90,6 +91,9 @@ type Definition struct {
 
 // Registry maps case-insensitive names to definitions.
 type Registry struct {
+	// mu guards defs: running jobs look definitions up while statements
+	// register them.
+	mu   sync.RWMutex
 	defs map[string]*Definition
 }
 
@@ -97,16 +101,24 @@ type Registry struct {
 func NewRegistry() *Registry { return &Registry{defs: map[string]*Definition{}} }
 
 // Register adds or replaces a definition.
-func (r *Registry) Register(d *Definition) { r.defs[strings.ToUpper(d.Name)] = d }
+func (r *Registry) Register(d *Definition) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.defs[strings.ToUpper(d.Name)] = d
+}
 
 // Lookup finds a definition by name, case-insensitively.
 func (r *Registry) Lookup(name string) (*Definition, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	d, ok := r.defs[strings.ToUpper(name)]
 	return d, ok
 }
 
 // Names returns all registered names in lower case, sorted.
 func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	out := make([]string, 0, len(r.defs))
 	for _, d := range r.defs {
 		out = append(out, strings.ToLower(d.Name))
