@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tablerun/tablerun/core/catalog"
@@ -45,6 +46,16 @@ type SourceSpec struct {
 	// MAY leave the unread fields NULL (the emitted column keeps its full
 	// type) to save generating or decoding them, or ignore ReadFields.
 	ReadFields [][]bool
+	// Filters are the predicates the source accepted from the planner
+	// (catalog.Abilities.ApplyFilters), in the order it was offered them;
+	// their field references index Table.PhysicalSchema(). The planner
+	// still evaluates the ones the source named remaining, so a source
+	// that applies a filter only partially (to skip files or partitions)
+	// may let rows through that fail it; for the others it must not.
+	Filters []catalog.Expression
+	// Limit, when positive, is the number of rows the plan reads at most
+	// (catalog.Abilities.LimitPushDown): the source may stop after it.
+	Limit int64
 }
 
 // SinkSpec describes one write into a table. The input batches have the
@@ -110,6 +121,28 @@ type SplitSource interface {
 	SetSplit(index, count int) error
 }
 
+// AbilitiesFactory is a Factory whose tables can do more than a plain scan
+// and an insert-only write (Flink's source and sink ability interfaces):
+// Abilities says what, for one table (its options may matter: datagen is
+// bounded with 'number-of-rows'). The facade asks it when a statement
+// resolves the table and hands the answer to the planner
+// (catalog.ResolvedTable.Abilities). It must not fail: an invalid option
+// is reported when the table is opened.
+type AbilitiesFactory interface {
+	Factory
+	Abilities(t *catalog.ResolvedTable) catalog.Abilities
+}
+
+// AbilitiesOf returns what f can do for table t: its declaration when f is
+// an AbilitiesFactory, the zero Abilities (a plain unbounded source, an
+// insert-only sink) otherwise.
+func AbilitiesOf(f Factory, t *catalog.ResolvedTable) catalog.Abilities {
+	if af, ok := f.(AbilitiesFactory); ok {
+		return af.Abilities(t)
+	}
+	return catalog.Abilities{}
+}
+
 // Factory creates sources and sinks for one connector identifier.
 type Factory interface {
 	// Identifier is the value of the 'connector' option, e.g. "datagen".
@@ -127,16 +160,50 @@ type Factory interface {
 	CreateSink(cx *Context, spec SinkSpec) (Sink, error)
 }
 
-// Registry maps connector identifiers to factories.
+// Registry maps connector identifiers to factories. It is safe for
+// concurrent use.
 type Registry struct {
+	mu        sync.RWMutex
 	factories map[string]Factory
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry { return &Registry{factories: map[string]Factory{}} }
 
-// Register adds a factory.
-func (r *Registry) Register(f Factory) { r.factories[f.Identifier()] = f }
+// Register adds a factory, replacing one with the same identifier.
+func (r *Registry) Register(f Factory) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.factories[f.Identifier()] = f
+}
+
+// RegisterNew adds a factory whose identifier is not registered yet; one
+// that is gets Flink's error for two factories of one identifier (iface
+// is the factory interface the message names).
+func (r *Registry) RegisterNew(f Factory, iface string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id := f.Identifier()
+	if _, ok := r.factories[id]; ok {
+		return fmt.Errorf("Multiple factories for identifier '%s' that implement '%s' found in the classpath.", id, iface)
+	}
+	r.factories[id] = f
+	return nil
+}
+
+// Abilities returns what the connector of t can do, or nil when t names
+// no known connector (the error is reported when the table is opened).
+func (r *Registry) Abilities(t *catalog.ResolvedTable) *catalog.Abilities {
+	if t == nil || t.Table == nil {
+		return nil
+	}
+	f, err := r.Lookup(t)
+	if err != nil {
+		return nil
+	}
+	a := AbilitiesOf(f, t)
+	return &a
+}
 
 // Lookup finds the factory of a table from its 'connector' option, with
 // Flink's errors for a missing or unknown connector.
@@ -156,12 +223,16 @@ func (r *Registry) Lookup(t *catalog.ResolvedTable) (Factory, error) {
 	if !ok {
 		return nil, fmt.Errorf("Table options do not contain an option key 'connector' for discovering a connector. Therefore, Flink assumes a managed table. However, a managed table factory that implements org.apache.flink.table.factories.ManagedTableFactory is not in the classpath.")
 	}
+	r.mu.RLock()
 	f, ok := r.factories[id]
+	var ids []string
 	if !ok {
-		ids := make([]string, 0, len(r.factories))
 		for k := range r.factories {
 			ids = append(ids, k)
 		}
+	}
+	r.mu.RUnlock()
+	if !ok {
 		sort.Strings(ids)
 		return nil, fmt.Errorf("Could not find any factory for identifier '%s' that implements 'org.apache.flink.table.factories.DynamicTableFactory' in the classpath.\n\nAvailable factory identifiers are:\n\n%s", id, strings.Join(ids, "\n"))
 	}

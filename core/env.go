@@ -147,6 +147,24 @@ func (e *TableEnvironment) Catalogs() *catalog.Manager { return e.cat }
 // Functions returns the session's function registry.
 func (e *TableEnvironment) Functions() *function.Registry { return e.fns }
 
+// RegisterConnectorFactory makes a connector available to the session's
+// tables: a table with 'connector' = f.Identifier() is read and written
+// through f. What the connector can do beyond a plain scan and an
+// insert-only write (boundedness, projection, filter and limit push-down,
+// lookups, the row kinds its sink takes) it declares by implementing
+// connectors.AbilitiesFactory; the planner reads nothing else. As two
+// factories of one identifier in Flink's classpath, an identifier that is
+// already registered (a built-in one too) is an error.
+func (e *TableEnvironment) RegisterConnectorFactory(f connectors.Factory) error {
+	if f == nil || f.Identifier() == "" {
+		return classify(KindValidation, fmt.Errorf("a connector factory needs a non-empty identifier"))
+	}
+	if err := e.conns.RegisterNew(f, "org.apache.flink.table.factories.DynamicTableFactory"); err != nil {
+		return classify(KindValidation, err)
+	}
+	return nil
+}
+
 // ExecuteSQL parses and runs one statement eagerly: DDL changes the
 // catalog, SET/RESET the configuration, queries and INSERT run their job to
 // the end. A statement that fails returns an *Error and leaves the session
@@ -286,6 +304,7 @@ func (e *TableEnvironment) validator(now time.Time) *validate.Validator {
 		Now:       now,
 		Streaming: e.cfg.RuntimeMode() == config.Streaming,
 		Functions: e.functionResolver(),
+		Abilities: e.conns.Abilities,
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/tablerun/tablerun/connectors"
+	"github.com/tablerun/tablerun/core/catalog"
 	"github.com/tablerun/tablerun/vectorized"
 )
 
@@ -50,6 +51,12 @@ func (f *Factory) RequiredOptions() []string { return []string{"id"} }
 
 // OptionalOptions implements connectors.Factory.
 func (f *Factory) OptionalOptions() []string { return nil }
+
+// Abilities implements connectors.AbilitiesFactory: the stored batches are
+// read to their end, projected.
+func (f *Factory) Abilities(*catalog.ResolvedTable) catalog.Abilities {
+	return catalog.Abilities{Bounded: true, Lookup: true, ProjectionPushDown: true}
+}
 
 // CreateSource implements connectors.Factory.
 func (f *Factory) CreateSource(cx *connectors.Context, spec connectors.SourceSpec) (vectorized.Source, error) {
@@ -159,3 +166,5 @@ func (s *sink) Finish(context.Context) error {
 func (s *sink) Close() error { return nil }
 
 var _ connectors.Factory = (*Factory)(nil)
+
+var _ connectors.AbilitiesFactory = (*Factory)(nil)

@@ -132,6 +132,10 @@ type ResolvedTable struct {
 	ID        ObjectIdentifier
 	Table     *Table
 	Temporary bool
+	// Abilities are what the table's connector can do (abilities.go),
+	// resolved from its factory by the facade; nil when no factory was
+	// asked (the zero Abilities then apply).
+	Abilities *Abilities
 }
 
 // PhysicalSchema is the connector schema of the table.

@@ -29,12 +29,41 @@ type Scan struct {
 	// Projection lists the physical columns read, as indexes into
 	// Table.PhysicalSchema(); nil reads all of them in order.
 	Projection []int
-	// Filters are predicates pushed into the scan over the projected
-	// schema. The scan may apply them or not: a Filter above stays unless
-	// the connector accepts them (none does yet).
+	// Filters are the predicates the connector accepted
+	// (catalog.Abilities.ApplyFilters), over the scan's output schema. The
+	// source applies them, fully or partially: the ones it applies only
+	// partially stay in a Filter above as well.
 	Filters []Expr
+	// Limit is the number of rows the source may stop after
+	// (catalog.Abilities.LimitPushDown); 0 means none. A Limit above
+	// stays.
+	Limit int64
 	// Out is the output schema (the projected physical columns).
 	Out types.Schema
+}
+
+// ScanDigest prints what was pushed into a scan as Flink's
+// TableSourceTable digest does, after the table path: ", filter=[…]",
+// ", project=[…]", ", limit=[…]". filters are the accepted predicates
+// printed by the caller (several are nested in and(…, …) as Flink's
+// FilterPushDownSpec prints them); project is nil when the scan reads
+// every column.
+func ScanDigest(filters []string, project []string, limit int64) string {
+	var s string
+	if len(filters) > 0 {
+		f := filters[0]
+		for _, g := range filters[1:] {
+			f = "and(" + f + ", " + g + ")"
+		}
+		s += ", filter=[" + f + "]"
+	}
+	if project != nil {
+		s += ", project=[" + strings.Join(project, ", ") + "]"
+	}
+	if limit > 0 {
+		s += fmt.Sprintf(", limit=[%d]", limit)
+	}
+	return s
 }
 
 // Values produces constant rows.
@@ -326,13 +355,15 @@ func (n *Sink) WithChildren(ch []Node) Node { c := *n; c.Input = ch[0]; return &
 // Describe implements Node.
 func (n *Scan) Describe() (string, string) {
 	s := "table=[[" + n.Table.ID.Catalog + ", " + n.Table.ID.Database + ", " + n.Table.ID.Object
+	filters := make([]string, len(n.Filters))
+	for i, f := range n.Filters {
+		filters[i] = f.String()
+	}
+	var project []string
 	if n.Projection != nil {
-		s += ", project=[" + strings.Join(n.Out.Names(), ", ") + "]"
+		project = n.Out.Names()
 	}
-	if len(n.Filters) > 0 {
-		s += ", filter=[" + exprList(n.Filters) + "]"
-	}
-	return "LogicalTableScan", s + "]]"
+	return "LogicalTableScan", s + ScanDigest(filters, project, n.Limit) + "]]"
 }
 
 // Describe implements Node.

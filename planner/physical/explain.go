@@ -89,9 +89,17 @@ func Describe(n Node, execution bool) string {
 	case *TableSourceScan:
 		id := x.Table.ID
 		s := "table=[[" + id.Catalog + ", " + id.Database + ", " + id.Object
-		if x.Projection != nil && !isFullProjection(x.Projection, len(x.Table.PhysicalSchema())) {
-			s += ", project=[" + strings.Join(x.Out.Names(), ", ") + "]"
+		// The table digest prints pushed filters in Flink's prefix form in
+		// both plan flavours.
+		filters := make([]string, len(x.Filters))
+		for i, f := range x.Filters {
+			filters[i] = ExprString(f, x.Out.Names())
 		}
+		var project []string
+		if x.Projection != nil && !isFullProjection(x.Projection, len(x.Table.PhysicalSchema())) {
+			project = x.Out.Names()
+		}
+		s += logical.ScanDigest(filters, project, x.Limit)
 		return s + "]], fields=[" + strings.Join(x.Out.Names(), ", ") + "]"
 	case *Values:
 		rows := make([]string, len(x.Rows))

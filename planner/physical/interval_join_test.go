@@ -110,15 +110,18 @@ func TestLookupJoinPlan(t *testing.T) {
 	orders := timedInput("orders", false)
 	dim := table("dim", field("id", intT), field("v", strT))
 	cases := []struct {
-		name    string
-		options map[string]string
-		keys    bool
-		want    string
-		err     string
+		name      string
+		options   map[string]string
+		abilities catalog.Abilities // what the connector declares for the options
+		keys      bool
+		want      string
+		err       string
 	}{
-		{name: "bounded filesystem table", options: map[string]string{"connector": "filesystem", "path": "/x", "format": "csv"}, keys: true,
+		{name: "bounded filesystem table", options: map[string]string{"connector": "filesystem", "path": "/x", "format": "csv"},
+			abilities: catalog.Abilities{Bounded: true, Lookup: true, ProjectionPushDown: true}, keys: true,
 			want: "LookupJoin(table=[default_catalog.default_database.dim], joinType=[InnerJoin], lookup=[id=id], select=[id, ts, id0, v])"},
-		{name: "bounded datagen", options: map[string]string{"connector": "datagen", "number-of-rows": "10"}, keys: true,
+		{name: "bounded datagen", options: map[string]string{"connector": "datagen", "number-of-rows": "10"},
+			abilities: catalog.Abilities{Bounded: true, Lookup: true}, keys: true,
 			want: "LookupJoin(table=[default_catalog.default_database.dim], joinType=[InnerJoin], lookup=[id=id], select=[id, ts, id0, v])"},
 		{name: "unbounded datagen", options: map[string]string{"connector": "datagen"}, keys: true,
 			err: "Processing-time temporal join is not supported yet."},
@@ -131,6 +134,7 @@ func TestLookupJoinPlan(t *testing.T) {
 			tab := *dim.Table
 			tab.Options = tc.options
 			d.Table = &tab
+			d.Abilities = &tc.abilities
 			right := &TableSourceScan{Table: &d, Out: d.PhysicalSchema()}
 			out := append(append(types.Schema{}, orders.Schema()...), field("id0", intT), field("v", strT))
 			var in Node

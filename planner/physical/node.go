@@ -27,7 +27,11 @@ type Node interface {
 type TableSourceScan struct {
 	Table      *catalog.ResolvedTable
 	Projection []int // physical column indexes; nil = all
-	Out        types.Schema
+	// Filters are the predicates the source accepted, over Out
+	// (logical.Scan.Filters); Limit the rows it may stop after (0: none).
+	Filters []logical.Expr
+	Limit   int64
+	Out     types.Schema
 }
 
 // Values emits constant rows (canonical Go values, see core/types).

@@ -22,20 +22,11 @@ type StreamOptions struct {
 	DistinctSplit DistinctSplitOptions
 }
 
-// DefaultSinkMode returns the row kinds the built-in connectors' sinks
-// accept: print and blackhole take any changelog, upsert-kafka an upsert
-// stream, every other connector (filesystem…) inserts only.
+// DefaultSinkMode returns the row kinds the sink of t accepts, as its
+// connector declared them (catalog.Abilities.SinkMode); insert-only when
+// t has no resolved abilities.
 func DefaultSinkMode(t *catalog.ResolvedTable) changelog.Mode {
-	if t == nil || t.Table == nil {
-		return changelog.InsertOnly
-	}
-	switch strings.ToLower(t.Table.Options["connector"]) {
-	case "print", "blackhole":
-		return changelog.All
-	case "upsert-kafka":
-		return changelog.Upsert
-	}
-	return changelog.InsertOnly
+	return catalog.AbilitiesOf(t).SinkChangelogMode()
 }
 
 // TableError is a planning error Flink raises as

@@ -14,6 +14,12 @@ import (
 func sinkTable(name, connector string, fields ...types.Field) *catalog.ResolvedTable {
 	t := table(name, fields...)
 	t.Table.Options = map[string]string{"connector": connector}
+	// what the connector's factory declares: print takes any changelog,
+	// the others insert only
+	t.Abilities = &catalog.Abilities{}
+	if connector == "print" {
+		t.Abilities.SinkMode = changelog.All
+	}
 	return t
 }
 

@@ -14,14 +14,13 @@ import (
 // every input row is joined with the rows of the temporal table that
 // match its keys at the time it arrives.
 //
-// Flink plans a LookupJoin for connectors that are lookup sources (the
-// legacy csv 'connector.type' = 'filesystem' table of Nexmark q13, jdbc,
-// hbase, hive) and fails with "Processing-time temporal join is not
-// supported yet." for others. tablerun has no lookup connectors: it
-// plans a LookupJoin against any bounded table and runs it as Flink's
-// lookup sources with a full cache do: the temporal table is read once,
-// completely, before the first input row is joined, and kept in memory.
-// An unbounded temporal table gets Flink's error.
+// Flink plans a LookupJoin for tables whose connector is a lookup source
+// (LookupTableSource) and fails with "Processing-time temporal join is not
+// supported yet." for others. Here a connector says so through
+// catalog.Abilities.Lookup; the built-in ones declare it for their bounded
+// tables, and the join runs as Flink's lookup sources with a full cache
+// do: the temporal table is read once, completely, before the first input
+// row is joined, and kept in memory.
 //
 // Temporal is the plan of the temporal table. It is not a child: as in
 // Flink's plans, EXPLAIN shows the LookupJoin over its input only; the
@@ -72,7 +71,9 @@ func lookupJoin(n Node, conv []Node) (Node, error) {
 		return nil, &TableError{Msg: "Temporal table join requires an equality condition on fields of table [" + temporalName(conv[1]) + "]."}
 	}
 	table := scannedTable(conv[1])
-	if table != nil && !boundedTable(table) {
+	// A table whose connector cannot look keys up (Flink's
+	// LookupTableSource) cannot serve a processing-time temporal join.
+	if table != nil && !catalog.AbilitiesOf(table).Lookup {
 		return nil, &TableError{Msg: "Processing-time temporal join is not supported yet."}
 	}
 	return &LookupJoin{Input: conv[0], Temporal: conv[1], Table: table, Kind: kind,
@@ -96,31 +97,6 @@ func temporalName(n Node) string {
 		return t.ID.Summary()
 	}
 	return ""
-}
-
-// boundedTable reports whether the built-in connectors read a table to an
-// end: datagen with 'number-of-rows', filesystem without
-// 'source.monitor-interval', nexmark with 'events.num', values; kafka and
-// unknown connectors are unbounded.
-func boundedTable(t *catalog.ResolvedTable) bool {
-	if t == nil || t.Table == nil {
-		return true
-	}
-	o := t.Table.Options
-	switch strings.ToLower(o["connector"]) {
-	case "datagen":
-		_, ok := o["number-of-rows"]
-		return ok
-	case "filesystem":
-		_, ok := o["source.monitor-interval"]
-		return !ok
-	case "nexmark":
-		v, ok := o["events.num"]
-		return ok && v != "0"
-	case "values", "memory", "":
-		return true
-	}
-	return false
 }
 
 // describeLookupJoin prints Flink's attributes of a LookupJoin:

@@ -43,7 +43,7 @@ type translator struct{ env *Env }
 func (t *translator) node(n logical.Node) (Node, error) {
 	switch x := n.(type) {
 	case *logical.Scan:
-		return &TableSourceScan{Table: x.Table, Projection: x.Projection, Out: x.Out}, nil
+		return &TableSourceScan{Table: x.Table, Projection: x.Projection, Filters: x.Filters, Limit: x.Limit, Out: x.Out}, nil
 	case *logical.Values:
 		return t.values(x)
 	case *logical.Filter, *logical.Project:

@@ -25,6 +25,8 @@ func table(name string, fields ...types.Field) *catalog.ResolvedTable {
 	return &catalog.ResolvedTable{
 		ID:    catalog.ObjectIdentifier{Catalog: "default_catalog", Database: "default_database", Object: name},
 		Table: &catalog.Table{Columns: cols},
+		// what a bounded, projecting source (values) declares
+		Abilities: &catalog.Abilities{Bounded: true, Lookup: true, ProjectionPushDown: true},
 	}
 }
 

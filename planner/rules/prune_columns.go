@@ -137,7 +137,7 @@ func prune(n logical.Node, need []bool) (logical.Node, []int, bool) {
 			proj[k] = base[c]
 		}
 		m := mappingFor(width, cols)
-		s := &logical.Scan{Table: x.Table, Projection: proj, Filters: remapAll(x.Filters, m), Out: pick(x.Out, cols)}
+		s := &logical.Scan{Table: x.Table, Projection: proj, Filters: remapAll(x.Filters, m), Limit: x.Limit, Out: pick(x.Out, cols)}
 		if len(x.Filters) == 0 {
 			s.Filters = x.Filters
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tablerun/tablerun/core/catalog"
 	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
@@ -15,15 +16,16 @@ func TestPruneThroughWatermarkAssigner(t *testing.T) {
 	tests := []struct {
 		name      string
 		connector string
-		pick      []int // columns the top projection reads, in order
+		abilities catalog.Abilities // what the connector declares
+		pick      []int             // columns the top projection reads, in order
 		want      string
 	}{
-		{"datagen keeps its scan, a Calc reorders below the assigner", "datagen", []int{2, 0},
+		{"datagen keeps its scan, a Calc reorders below the assigner", "datagen", catalog.Abilities{}, []int{2, 0},
 			"LogicalProject(c=[$0], a=[$1])\n" +
 				"+- LogicalWatermarkAssigner(rowtime=[ts], watermark=[$2])\n" +
 				"   +- LogicalProject(c=[$2], a=[$0], ts=[$3])\n" +
 				"      +- LogicalTableScan(table=[[default_catalog, default_database, ev]])\n"},
-		{"a projecting source reads what is used", "values", []int{0, 1},
+		{"a projecting source reads what is used", "values", catalog.Abilities{ProjectionPushDown: true}, []int{0, 1},
 			"LogicalProject(a=[$0], b=[$1])\n" +
 				"+- LogicalWatermarkAssigner(rowtime=[ts], watermark=[$2])\n" +
 				"   +- LogicalTableScan(table=[[default_catalog, default_database, ev, project=[a, b, ts]]])\n"},
@@ -32,6 +34,7 @@ func TestPruneThroughWatermarkAssigner(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tbl := table("ev", field("a", intT), field("b", intT), field("c", strT), field("ts", tsT))
 			tbl.Table.Options["connector"] = tt.connector
+			tbl.Abilities = &tt.abilities
 			scan := scanOf(tbl)
 			wa := &logical.WatermarkAssigner{Input: scan, Rowtime: 3, Expr: ref(scan, 3)}
 			var exprs []logical.Expr

@@ -18,9 +18,11 @@
 //	FilterSetOpTransposeRule      push filters into UNION/INTERSECT/EXCEPT inputs
 //	FilterSortTransposeRule       push filters below sorts
 //	FilterCorrelateRule           push left-side filters below LATERAL TABLE
+//	PushFilterIntoTableSourceScanRule  offer filters to a source that takes them
 //	ProjectMergeRule              Project(Project(x)) → Project(x)
 //	ProjectRemoveRule             drop identity projections
 //	PruneColumnsRule              read and carry only the columns used above
+//	PushLimitIntoTableSourceScanRule   tell a source that takes a limit how many rows
 package rules
 
 import (
@@ -68,9 +70,11 @@ func All(reg *function.Registry, ctx *function.EvalContext) []Rule {
 		&FilterSetOpTranspose{env: env},
 		&FilterSortTranspose{},
 		&FilterCorrelate{env: env},
+		&PushFilterIntoTableSourceScan{},
 		&ProjectMerge{env: env},
 		&ProjectRemove{},
 		&PruneColumns{},
+		&PushLimitIntoTableSourceScan{},
 	}
 }
 

@@ -390,8 +390,10 @@ func TestNamesAreStable(t *testing.T) {
 		"FilterSetOpTransposeRule",
 		"FilterSortTransposeRule",
 		"FilterCorrelateRule",
+		"PushFilterIntoTableSourceScanRule",
 		"ProjectMergeRule",
 		"ProjectRemoveRule",
 		"PruneColumnsRule",
+		"PushLimitIntoTableSourceScanRule",
 	}, Names())
 }

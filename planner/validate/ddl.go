@@ -205,7 +205,7 @@ func (v *Validator) Insert(s *ast.Insert) (*logical.Sink, error) {
 	if !ok {
 		return nil, fmt.Errorf("The view %s cannot be used as a sink.", id.String())
 	}
-	rt := &catalog.ResolvedTable{ID: id, Table: tbl, Temporary: temp}
+	rt := v.resolved(id, tbl, temp)
 	q, err := v.Query(s.Query)
 	if err != nil {
 		return nil, err

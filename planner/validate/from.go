@@ -148,7 +148,7 @@ func (v *Validator) planTableName(x *ast.TableName) (logical.Node, error) {
 			}
 			o = &c
 		}
-		rt := &catalog.ResolvedTable{ID: id, Table: o, Temporary: temp}
+		rt := v.resolved(id, o, temp)
 		n, err := v.scanTable(rt)
 		return v.withWatermark(n, err, rt) // window.go
 	case *catalog.View:

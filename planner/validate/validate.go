@@ -29,6 +29,11 @@ type Options struct {
 	// (temporary system functions, the used modules, temporary catalog and
 	// catalog functions); nil looks names up in the registry only.
 	Functions FunctionResolver
+	// Abilities returns what the connector of a table can do (the facade
+	// asks the table's connector factory); the validator stores the
+	// answer in every ResolvedTable it makes, where the planner reads it.
+	// nil, or a nil answer, leaves the zero catalog.Abilities.
+	Abilities func(t *catalog.ResolvedTable) *catalog.Abilities
 }
 
 // Validator turns statements into typed logical plans. It is not safe for
@@ -48,6 +53,16 @@ func New(cat *catalog.Manager, fns *function.Registry, opts Options) *Validator 
 		opts.Loc = time.UTC
 	}
 	return &Validator{cat: cat, fns: fns, opts: opts, expanding: map[catalog.ObjectIdentifier]bool{}}
+}
+
+// resolved returns the ResolvedTable of a table object with its
+// connector's abilities.
+func (v *Validator) resolved(id catalog.ObjectIdentifier, t *catalog.Table, temp bool) *catalog.ResolvedTable {
+	rt := &catalog.ResolvedTable{ID: id, Table: t, Temporary: temp}
+	if v.opts.Abilities != nil {
+		rt.Abilities = v.opts.Abilities(rt)
+	}
+	return rt
 }
 
 // Query validates a query (SELECT, VALUES, WITH, set operations, ORDER BY,

@@ -459,7 +459,11 @@ func (b *builder) build(n physical.Node) (runner, error) {
 		if err != nil {
 			return nil, err
 		}
-		src, err := f.CreateSource(b.conn(), connectors.SourceSpec{Table: n.Table, Projection: n.Projection, ReadFields: b.readFields[n]})
+		spec, err := b.sourceSpec(n)
+		if err != nil {
+			return fail(err)
+		}
+		src, err := f.CreateSource(b.conn(), spec)
 		if err != nil {
 			return nil, err
 		}

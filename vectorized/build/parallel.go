@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/tablerun/tablerun/connectors"
+	"github.com/tablerun/tablerun/planner/logical"
 	"github.com/tablerun/tablerun/planner/physical"
 	"github.com/tablerun/tablerun/vectorized"
 )
@@ -601,7 +602,23 @@ func (b *builder) splittable(n *physical.TableSourceScan) bool {
 		return false
 	}
 	sf, ok := f.(connectors.SplittableFactory)
-	return ok && sf.Splittable(connectors.SourceSpec{Table: n.Table, Projection: n.Projection, ReadFields: b.readFields[n]})
+	if !ok {
+		return false
+	}
+	spec, err := b.sourceSpec(n)
+	return err == nil && sf.Splittable(spec)
+}
+
+// sourceSpec tells a scan's source what the plan reads: the projection,
+// the ROW fields read downstream, the filters and the limit the source
+// accepted.
+func (b *builder) sourceSpec(n *physical.TableSourceScan) (connectors.SourceSpec, error) {
+	filters, err := logical.CatalogExprs(n.Filters, n.Table, n.Projection)
+	if err != nil {
+		return connectors.SourceSpec{}, err
+	}
+	return connectors.SourceSpec{Table: n.Table, Projection: n.Projection, ReadFields: b.readFields[n],
+		Filters: filters, Limit: n.Limit}, nil
 }
 
 // setSplit gives a parallel scan instance its split.
