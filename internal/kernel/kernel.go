@@ -400,6 +400,9 @@ func (k *Kernel) execute(ctx context.Context, msg *Message) map[string]any {
 	if sc, err := parseScriptCell(req.Code); sc != nil || err != nil {
 		var text string
 		if err == nil {
+			if ce := sc.check(); ce != nil {
+				return k.failCell(msg, req, n, ce)
+			}
 			text, err = k.defineModule(sc)
 		}
 		if err != nil {

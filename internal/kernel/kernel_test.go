@@ -302,6 +302,14 @@ func TestKernelProtocol(t *testing.T) {
 		r, _ = c.request(c.shell, "execute_request", map[string]any{"code": "%%ruby\nputs 1"})
 		require.Equal(t, "error", r["status"])
 		require.Equal(t, "ScriptCellError", r["ename"])
+		// a syntax error fails the cell that has it, and keeps the module
+		// defined before
+		r, _ = c.request(c.shell, "execute_request", map[string]any{"code": "%%python\ndef shout(s):\n    return s.upper( + '!'\n"})
+		require.Equal(t, "error", r["status"])
+		require.Equal(t, "SyntaxError", r["ename"])
+		require.Contains(t, r["evalue"], "Python module 'notebook' at cell line ")
+		r, _ = c.request(c.shell, "execute_request", map[string]any{"code": "SELECT shout('a') AS s"})
+		require.Equal(t, "ok", r["status"], r["evalue"])
 	})
 
 	t.Run("silent execution publishes nothing", func(t *testing.T) {

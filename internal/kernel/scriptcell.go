@@ -1,11 +1,16 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/tablerun/tablerun/udf"
+	"github.com/tablerun/tablerun/udf/js"
+	"github.com/tablerun/tablerun/udf/python"
 )
 
 // scriptCell is a %%python or %%javascript cell: the source of a module of
@@ -17,6 +22,9 @@ type scriptCell struct {
 	// one); functions are declared AS '<module>.<function>'.
 	Module string
 	Source string
+	// BodyLine is the line of the cell on which Source starts (after the
+	// magic line), so that a script line l is cell line BodyLine+l-1.
+	BodyLine int
 }
 
 var moduleName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -33,7 +41,8 @@ func parseScriptCell(code string) (*scriptCell, error) {
 	if len(fields) == 0 {
 		return nil, fmt.Errorf("empty cell magic: use %%%%python [module] or %%%%javascript [module]")
 	}
-	c := &scriptCell{Module: "notebook", Source: body}
+	magicLine := strings.Count(code[:len(code)-len(trimmed)], "\n") + 1
+	c := &scriptCell{Module: "notebook", Source: body, BodyLine: magicLine + 1}
 	switch strings.ToLower(fields[0]) {
 	case "python":
 		c.Lang = "PYTHON"
@@ -78,6 +87,64 @@ func (c *scriptCell) definitions() []string {
 		out = append(out, m[1])
 	}
 	return out
+}
+
+// check compiles the cell's source without running it. A syntax error
+// fails the cell (the module is not stored) with the line and column
+// within the cell, the line itself and a caret under the column.
+func (c *scriptCell) check() *cellError {
+	name := c.Module + c.ext()
+	var err error
+	if c.Lang == "PYTHON" {
+		err = python.CheckSyntax(c.Source, name, "")
+	} else {
+		err = js.CheckSyntax(c.Source, name, "")
+	}
+	if err == nil {
+		return nil
+	}
+	msg, line, col := err.Error(), 0, 0
+	var ue *udf.Error
+	if errors.As(err, &ue) {
+		msg, line, col = ue.Msg, ue.Line, ue.Col
+	}
+	ename := "SyntaxError"
+	if i := strings.Index(msg, ":"); i > 0 && !strings.Contains(msg[:i], " ") {
+		ename = msg[:i]
+	}
+	where := ""
+	if line > 0 {
+		where = fmt.Sprintf(" at cell line %d", c.BodyLine+line-1)
+		if col > 0 {
+			where += fmt.Sprintf(", column %d", col)
+		}
+	}
+	text := fmt.Sprintf("[ERROR] %s module '%s'%s: %s", c.langName(), c.Module, where, msg)
+	tb := []string{text}
+	if lines := strings.Split(c.Source, "\n"); line > 0 && line <= len(lines) {
+		src := strings.TrimRight(lines[line-1], "\r")
+		tb = append(tb, src)
+		if col > 0 && col <= len([]rune(src))+1 {
+			var pad strings.Builder
+			for _, r := range []rune(src)[:col-1] {
+				if r == '\t' {
+					pad.WriteByte('\t')
+				} else {
+					pad.WriteByte(' ')
+				}
+			}
+			tb = append(tb, pad.String()+"^")
+		}
+	}
+	return &cellError{ename: ename, evalue: strings.TrimPrefix(text, "[ERROR] "), traceback: tb}
+}
+
+// langName is the language as people write it.
+func (c *scriptCell) langName() string {
+	if c.Lang == "PYTHON" {
+		return "Python"
+	}
+	return "JavaScript"
 }
 
 // write stores the module in dir and returns the message the cell shows.

@@ -42,3 +42,35 @@ func TestParseScriptCell(t *testing.T) {
 		})
 	}
 }
+
+// A %%python / %%javascript cell with a syntax error fails in that cell,
+// with the line (and column) within the cell.
+func TestScriptCellSyntaxError(t *testing.T) {
+	cases := []struct {
+		name  string
+		code  string
+		ename string
+		tb    []string
+	}{
+		{"python", "%%python\ndef ok(x):\n    return x\n\ndef bad(x):\n    return x +\n", "SyntaxError",
+			[]string{"[ERROR] Python module 'notebook' at cell line 6: SyntaxError: invalid syntax", "    return x +"}},
+		{"javascript after blank lines", "\n\n%%javascript m\nfunction f(x) {\n  return x +;\n}\n", "SyntaxError",
+			[]string{"[ERROR] JavaScript module 'm' at cell line 5, column 13: SyntaxError: Unexpected token ;", "  return x +;", "            ^"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sc, err := parseScriptCell(c.code)
+			require.NoError(t, err)
+			ce := sc.check()
+			require.NotNil(t, ce)
+			require.Equal(t, c.ename, ce.ename)
+			require.Equal(t, c.tb, ce.traceback)
+		})
+	}
+	sc, err := parseScriptCell("%%python\ndef f(x):\n    return x\n")
+	require.NoError(t, err)
+	require.Nil(t, sc.check())
+	sc, err = parseScriptCell("%%js\nfunction f(x) { return x; }\n")
+	require.NoError(t, err)
+	require.Nil(t, sc.check())
+}

@@ -713,3 +713,15 @@ func (in *aggInstance) Close() {
 		in.it = nil
 	}
 }
+
+// CheckSyntax compiles a JavaScript module's source without running it
+// and returns its syntax error, if any, as a *udf.Error whose Line and Col
+// are within src. name names the source in the message; fn is the SQL
+// function the error is reported for ("" when there is none yet).
+func CheckSyntax(src, name, fn string) error {
+	p := &program{spec: udf.Spec{Name: fn}, source: name}
+	if _, err := goja.Compile(name, src, false); err != nil {
+		return p.syntaxError(err)
+	}
+	return nil
+}

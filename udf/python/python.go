@@ -643,3 +643,16 @@ func (t *tableFunc) Close() { t.p.Close() }
 
 // Close releases the idle interpreters.
 func (a *aggFunc) Close() { a.p.Close() }
+
+// CheckSyntax compiles a Python module's source without running it and
+// returns its syntax error, if any, as a *udf.Error whose Line (and Col
+// when known) are within src. name names the source in the message; func
+// is the SQL function the error is reported for ("" when the module is not
+// yet bound to one).
+func CheckSyntax(src, name, fn string) error {
+	p := &program{spec: udf.Spec{Name: fn}, source: name}
+	if _, err := py.Compile(instrument(rewriteFStrings(src), name)+"\n", name, py.ExecMode, 0, true); err != nil {
+		return p.syntaxError(err)
+	}
+	return nil
+}
