@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -36,11 +37,16 @@ func Main(ctx context.Context, args []string, stderr io.Writer) int {
 			}
 			*dir = d
 		}
-		if err := Install(*dir, ""); err != nil {
+		self, _ := os.Executable()
+		exe, err := InstallExecutable(*dir, "")
+		if err != nil {
 			fmt.Fprintf(stderr, "tablerun kernel install: %v\n", err)
 			return 1
 		}
 		fmt.Fprintf(stderr, "Installed the %s kernelspec in %s\n", KernelName, *dir)
+		if IsTemporaryBuild(self) {
+			fmt.Fprintf(stderr, "The running tablerun is a temporary go run build: the kernelspec starts a copy of it, %s (install again after rebuilding).\n", exe)
+		}
 		return 0
 	}
 	fs := flag.NewFlagSet("tablerun kernel", flag.ContinueOnError)
