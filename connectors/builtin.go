@@ -191,7 +191,12 @@ func (f filesystemFactory) CreateSource(cx *Context, spec SourceSpec) (vectorize
 	if cfg.MonitorInterval > 0 && cx != nil && cx.Bounded {
 		return nil, fmt.Errorf("Querying an unbounded table '%s' in batch mode is not allowed. The table source is unbounded.", spec.Table.ID.Summary())
 	}
-	return filesystem.NewSource(cfg, spec.Table.PhysicalSchema(), spec.Projection, batchSize(cx))
+	src, err := filesystem.NewSource(cfg, spec.Table.PhysicalSchema(), spec.Projection, batchSize(cx))
+	if err != nil {
+		return nil, err
+	}
+	src.SetReadFields(spec.ReadFields)
+	return src, nil
 }
 
 func (f filesystemFactory) CreateSink(cx *Context, spec SinkSpec) (Sink, error) {

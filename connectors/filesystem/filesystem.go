@@ -59,6 +59,7 @@ import (
 
 	"github.com/tablerun/tablerun/connectors/filesystem/csv"
 	"github.com/tablerun/tablerun/connectors/filesystem/json"
+	"github.com/tablerun/tablerun/connectors/filesystem/parquet"
 	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/vectorized"
@@ -66,10 +67,11 @@ import (
 
 // Config is the parsed options of a filesystem table.
 type Config struct {
-	Path   string
-	Format string // "csv" or "json"
-	CSV    csv.Options
-	JSON   json.Options
+	Path    string
+	Format  string // "csv", "json" or "parquet"
+	CSV     csv.Options
+	JSON    json.Options
+	Parquet parquet.Options
 	// RollingFileSize is sink.rolling-policy.file-size: a part file rolls
 	// once it holds this many bytes (default 128 MB).
 	RollingFileSize int64
@@ -123,6 +125,7 @@ var jsonOptions = []string{
 func OptionalOptions() []string {
 	out := append(append([]string{}, connectorOptions...), commitOptions...)
 	out = append(out, csvOptions...)
+	out = append(out, parquet.OptionKeys()...)
 	return append(out, jsonOptions...)
 }
 
@@ -135,6 +138,8 @@ func SupportedOptions(format string) []string {
 		out = append(out, csvOptions...)
 	case "json":
 		out = append(out, jsonOptions...)
+	case "parquet":
+		out = append(out, parquet.OptionKeys()...)
 	}
 	return out
 }
@@ -273,6 +278,10 @@ func ParseConfig(opts map[string]string) (Config, error) {
 		if j.IgnoreNullFields, err = parseBool(opts, "json.encode.ignore-null-fields", false); err != nil {
 			return cfg, err
 		}
+	case "parquet":
+		if cfg.Parquet, err = parquet.ParseOptions(opts); err != nil {
+			return cfg, err
+		}
 	default:
 		return cfg, fmt.Errorf("Could not find any format factory for identifier '%s' in the classpath.", cfg.Format)
 	}
@@ -337,6 +346,42 @@ type Source struct {
 	files     []string
 	pos       filePosition // the checkpointed position (source_position.go)
 	parts     *partitionReader
+	// readFields is connectors.SourceSpec.ReadFields (SetReadFields);
+	// filter the pushed-down conjuncts on physical columns (SetFilter);
+	// stats counts the Parquet row groups read and skipped.
+	readFields [][]bool
+	filter     []parquet.Predicate
+	stats      *parquet.Stats
+}
+
+// SetReadFields tells which fields of each projected ROW column are read
+// (connectors.SourceSpec.ReadFields); the Parquet reader decodes only
+// those.
+func (s *Source) SetReadFields(rf [][]bool) { s.readFields = rf }
+
+// SetFilter gives the source conjuncts on its physical columns whose
+// statistics may exclude Parquet row groups (and partitions). The rows
+// read are not filtered: the plan keeps the condition.
+func (s *Source) SetFilter(p []parquet.Predicate) { s.filter = p }
+
+// SetStats makes the source count the Parquet row groups it reads and
+// skips into st.
+func (s *Source) SetStats(st *parquet.Stats) { s.stats = st }
+
+// fileFilter is the filter on the columns of the files: for a partitioned
+// table, the conjuncts on data columns with their indexes in the data
+// schema.
+func (s *Source) fileFilter() []parquet.Predicate {
+	if s.parts == nil || len(s.filter) == 0 {
+		return s.filter
+	}
+	var out []parquet.Predicate
+	for _, p := range s.filter {
+		if q, ok := s.parts.toData(p); ok {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // NewSource returns a source of the projected columns (nil: all) of a
@@ -351,6 +396,11 @@ func NewSource(cfg Config, physical types.Schema, projection []int, batchSize in
 	for _, f := range physical {
 		if cfg.Format == "csv" && (f.Type.Kind == types.Map || f.Type.Kind == types.Row) {
 			return nil, fmt.Errorf("not supported yet: csv format for column %s of type %s", f.Name, f.Type)
+		}
+	}
+	if cfg.Format == "parquet" {
+		if err := parquet.CheckTypes(physical); err != nil {
+			return nil, err
 		}
 	}
 	s := &Source{cfg: cfg, physical: physical, proj: projection, batchSize: batchSize}
@@ -409,14 +459,14 @@ func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 }
 
 func (s *Source) runFile(ctx context.Context, name string, out vectorized.Collector) error {
-	physical, proj := s.physical, s.proj
+	physical, proj, readFields := s.physical, s.proj, s.readFields
 	var consts []*constCol // the partition columns' values of this file
 	if s.parts != nil {
 		var err error
 		if consts, err = s.parts.values(s.cfg.Path, name); err != nil {
 			return err
 		}
-		physical, proj = s.parts.data, s.parts.dataProj
+		physical, proj, readFields = s.parts.data, s.parts.dataProj, s.parts.dataReadFields(s.readFields)
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -425,10 +475,25 @@ func (s *Source) runFile(ctx context.Context, name string, out vectorized.Collec
 	defer f.Close()
 	var rd batchReader
 	switch s.cfg.Format {
-	case "csv":
-		rd, err = csv.NewReader(f, name, physical, proj, s.cfg.CSV, s.batchSize)
+	case "parquet":
+		pr, perr := parquet.NewReader(f, name, parquet.ReadSpec{Physical: physical, Projection: proj,
+			ReadFields: readFields, BatchSize: s.batchSize, Filter: s.fileFilter(), Stats: s.stats}, s.cfg.Parquet)
+		if perr != nil {
+			return perr
+		}
+		defer pr.Close()
+		rd = pr
 	default:
-		rd, err = json.NewReader(f, name, physical, proj, s.cfg.JSON, s.batchSize)
+		r, cerr := decompress(f, name) // compress.go
+		if cerr != nil {
+			return cerr
+		}
+		defer r.Close()
+		if s.cfg.Format == "csv" {
+			rd, err = csv.NewReader(r, name, physical, proj, s.cfg.CSV, s.batchSize)
+		} else {
+			rd, err = json.NewReader(r, name, physical, proj, s.cfg.JSON, s.batchSize)
+		}
 	}
 	if err != nil {
 		return err

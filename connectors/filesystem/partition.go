@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/tablerun/tablerun/connectors/filesystem/parquet"
 	"github.com/tablerun/tablerun/connectors/filesystem/textconv"
 	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/core/types"
@@ -446,4 +447,50 @@ func writeSuccessFile(dir, name string) error {
 		return fmt.Errorf("committing partition %s: %w", dir, err)
 	}
 	return nil
+}
+
+// toData maps a predicate on physical columns to one on the data
+// columns; ok is false when it involves a partition column.
+func (r *partitionReader) toData(p parquet.Predicate) (parquet.Predicate, bool) {
+	if p.Or != nil {
+		q := parquet.Predicate{Or: make([]parquet.Predicate, len(p.Or))}
+		for i, o := range p.Or {
+			d, ok := r.toData(o)
+			if !ok {
+				return p, false
+			}
+			q.Or[i] = d
+		}
+		return q, true
+	}
+	for i, c := range r.dataCol {
+		if c == p.Column {
+			p.Column = i
+			return p, true
+		}
+	}
+	return p, false
+}
+
+// dataReadFields maps SourceSpec.ReadFields of the projection to the data
+// columns read from the files.
+func (r *partitionReader) dataReadFields(rf [][]bool) [][]bool {
+	if rf == nil {
+		return nil
+	}
+	isData := map[int]bool{}
+	for _, c := range r.dataCol {
+		isData[c] = true
+	}
+	var out [][]bool
+	for i, p := range r.proj {
+		if isData[p] {
+			var f []bool
+			if i < len(rf) {
+				f = rf[i]
+			}
+			out = append(out, f)
+		}
+	}
+	return out
 }

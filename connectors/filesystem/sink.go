@@ -25,6 +25,7 @@ import (
 
 	"github.com/tablerun/tablerun/connectors/filesystem/csv"
 	"github.com/tablerun/tablerun/connectors/filesystem/json"
+	"github.com/tablerun/tablerun/connectors/filesystem/parquet"
 	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/vectorized"
@@ -122,10 +123,21 @@ func parseRolling(opts map[string]string) (int64, time.Duration, error) {
 	return size, interval, nil
 }
 
-// batchWriter is what the csv and json writers have in common.
+// batchWriter is what the format writers have in common. A bulk format's
+// writer (Parquet, Avro) is also a bulkWriter.
 type batchWriter interface {
 	Write(rec arrow.RecordBatch) error
 	Flush() error
+}
+
+// bulkWriter is a writer whose file is complete only when closed (footer,
+// last block) and which buffers rows: Size is what the file would hold if
+// closed now, for the rolling policy. Flink rolls bulk formats at every
+// checkpoint, which this sink does for every format.
+type bulkWriter interface {
+	batchWriter
+	Close() error
+	Size() int64
 }
 
 // countingWriter counts the bytes written to a part file.
@@ -197,6 +209,11 @@ func NewSink(cfg Config, schema types.Schema, overwrite bool, subtask int) (*Sin
 	for _, f := range schema {
 		if cfg.Format == "csv" && (f.Type.Kind == types.Map || f.Type.Kind == types.Row) {
 			return nil, fmt.Errorf("not supported yet: csv format for column %s of type %s", f.Name, f.Type)
+		}
+	}
+	if cfg.Format == "parquet" {
+		if err := parquet.CheckTypes(schema); err != nil {
+			return nil, err
 		}
 	}
 	if subtask < 0 {
@@ -347,9 +364,18 @@ func (s *Sink) writeTo(dir string, rec arrow.RecordBatch) error {
 		}
 		s.next++
 		p := &partFile{name: name, f: f, cw: &countingWriter{w: f}, opened: time.Now()}
-		if s.cfg.Format == "csv" {
+		switch s.cfg.Format {
+		case "csv":
 			p.w = csv.NewWriter(p.cw, s.dataSchema(), s.cfg.CSV)
-		} else {
+		case "parquet":
+			w, err := parquet.NewWriter(p.cw, s.dataSchema(), s.cfg.Parquet)
+			if err != nil {
+				_ = f.Close()
+				_ = os.Remove(tmp)
+				return err
+			}
+			p.w = w
+		default:
 			p.w = json.NewWriter(p.cw, s.dataSchema(), s.cfg.JSON)
 		}
 		s.cur[dir] = p
@@ -365,7 +391,11 @@ func (s *Sink) writeTo(dir string, rec arrow.RecordBatch) error {
 	if err := cur.w.Flush(); err != nil {
 		return fmt.Errorf("writing %s: %w", s.inProgressPath(cur.name), err)
 	}
-	if cur.cw.n >= s.cfg.RollingFileSize {
+	size := cur.cw.n
+	if b, ok := cur.w.(bulkWriter); ok {
+		size = b.Size()
+	}
+	if size >= s.cfg.RollingFileSize {
 		return s.roll(dir)
 	}
 	return nil
@@ -413,7 +443,12 @@ func (s *Sink) roll(dir string) error {
 	}
 	delete(s.cur, dir)
 	tmp := s.inProgressPath(p.name)
-	err := p.w.Flush()
+	var err error
+	if b, ok := p.w.(bulkWriter); ok {
+		err = b.Close()
+	} else {
+		err = p.w.Flush()
+	}
 	if err == nil {
 		err = p.f.Sync()
 	}

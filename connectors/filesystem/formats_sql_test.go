@@ -1,0 +1,216 @@
+package filesystem_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tablerun/tablerun/core"
+)
+
+func batchEnv(t *testing.T) *core.TableEnvironment {
+	t.Helper()
+	e := core.NewTableEnvironment(core.InBatchMode())
+	var out bytes.Buffer
+	e.SetOutput(&out, &out)
+	return e
+}
+
+func run(t testing.TB, e *core.TableEnvironment, sql string) *core.TableResult {
+	t.Helper()
+	res, err := e.ExecuteSQL(context.Background(), sql)
+	if len(sql) > 100 {
+		sql = sql[:100] + "…"
+	}
+	require.NoError(t, err, sql)
+	return res
+}
+
+func runErr(e *core.TableEnvironment, sql string) error {
+	_, err := e.ExecuteSQL(context.Background(), sql)
+	return err
+}
+
+// printedRows runs a query and returns its rows printed as strings, one
+// per row (a stable, type-agnostic form for comparisons).
+func printedRows(t testing.TB, e *core.TableEnvironment, sql string) []string {
+	t.Helper()
+	res := run(t, e, sql)
+	var out []string
+	for _, r := range res.Rows() {
+		parts := make([]string, len(r))
+		for i, v := range r {
+			parts[i] = fmt.Sprint(v)
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	return out
+}
+
+// allTypes is a table of every type the Parquet format holds, and rows of
+// it (with NULLs in every column).
+const allTypesColumns = `b BOOLEAN, ti TINYINT, si SMALLINT, i INT, bi BIGINT, f FLOAT, d DOUBLE,
+	dec1 DECIMAL(5, 2), dec2 DECIMAL(18, 4), dec3 DECIMAL(38, 10), c CHAR(3), s STRING, vb BYTES, dt DATE, tm TIME(3),
+	ts0 TIMESTAMP(0), ts3 TIMESTAMP(3), ts6 TIMESTAMP(6), ts9 TIMESTAMP(9), ltz TIMESTAMP_LTZ(3),
+	arr ARRAY<INT>, arrs ARRAY<STRING>, m MAP<STRING, BIGINT>, r ROW<x INT, y STRING, z ARRAY<DOUBLE>>,
+	ar ARRAY<ROW<p INT, q STRING>>`
+
+const allTypesRows = `SELECT * FROM (VALUES
+	(TRUE, CAST(-128 AS TINYINT), CAST(32767 AS SMALLINT), 2147483647, CAST(-9223372036854775808 AS BIGINT),
+	 CAST(1.5 AS FLOAT), CAST(-2.25 AS DOUBLE), CAST(123.45 AS DECIMAL(5, 2)), CAST(-99999999999999.9999 AS DECIMAL(18, 4)),
+	 CAST(1234567890123456789012345678.0123456789 AS DECIMAL(38, 10)), CAST('ab' AS CHAR(3)), 'héllo, "world"',
+	 X'00ff10', DATE '2024-02-29', TIME '23:59:59.999', TIMESTAMP '1969-12-31 23:59:59',
+	 TIMESTAMP '2024-02-29 12:34:56.789', TIMESTAMP '1900-01-01 00:00:00.000001', TIMESTAMP '2261-12-31 23:59:59.999999999',
+	 TO_TIMESTAMP_LTZ(1700000000123, 3), ARRAY[1, CAST(NULL AS INT), 3], ARRAY['a', ''], MAP['k1', CAST(1 AS BIGINT), 'k2', CAST(NULL AS BIGINT)],
+	 ROW(7, 'seven', ARRAY[0.5, CAST(NULL AS DOUBLE)]), ARRAY[ROW(1, 'one'), ROW(2, CAST(NULL AS STRING))]),
+	(CAST(NULL AS BOOLEAN), CAST(NULL AS TINYINT), CAST(NULL AS SMALLINT), CAST(NULL AS INT), CAST(NULL AS BIGINT),
+	 CAST(NULL AS FLOAT), CAST(NULL AS DOUBLE), CAST(NULL AS DECIMAL(5, 2)), CAST(NULL AS DECIMAL(18, 4)),
+	 CAST(NULL AS DECIMAL(38, 10)), CAST(NULL AS CHAR(3)), CAST(NULL AS STRING), CAST(NULL AS BYTES), CAST(NULL AS DATE),
+	 CAST(NULL AS TIME(3)), CAST(NULL AS TIMESTAMP(0)), CAST(NULL AS TIMESTAMP(3)), CAST(NULL AS TIMESTAMP(6)),
+	 CAST(NULL AS TIMESTAMP(9)), CAST(NULL AS TIMESTAMP_LTZ(3)), CAST(NULL AS ARRAY<INT>), CAST(NULL AS ARRAY<STRING>),
+	 CAST(NULL AS MAP<STRING, BIGINT>), CAST(NULL AS ROW<x INT, y STRING, z ARRAY<DOUBLE>>), CAST(NULL AS ARRAY<ROW<p INT, q STRING>>)),
+	(FALSE, CAST(0 AS TINYINT), CAST(-1 AS SMALLINT), -7, CAST(42 AS BIGINT), CAST(-0.0 AS FLOAT), CAST(1e300 AS DOUBLE),
+	 CAST(-0.01 AS DECIMAL(5, 2)), CAST(0 AS DECIMAL(18, 4)), CAST(-0.0000000001 AS DECIMAL(38, 10)), CAST('xyz' AS CHAR(3)), '',
+	 X'', DATE '0001-01-01', TIME '00:00:00', TIMESTAMP '1970-01-01 00:00:00', TIMESTAMP '1700-10-04 00:00:00.001',
+	 TIMESTAMP '2200-12-31 23:59:59.999999', TIMESTAMP '1970-01-01 00:00:00.000000001', TO_TIMESTAMP_LTZ(-1, 3),
+	 ARRAY[CAST(NULL AS INT)], ARRAY['z'], MAP['', CAST(0 AS BIGINT)], ROW(CAST(NULL AS INT), CAST(NULL AS STRING), CAST(NULL AS ARRAY<DOUBLE>)),
+	 ARRAY[ROW(3, 'three')])
+	) AS t(b, ti, si, i, bi, f, d, dec1, dec2, dec3, c, s, vb, dt, tm, ts0, ts3, ts6, ts9, ltz, arr, arrs, m, r, ar)`
+
+func createAllTypes(t *testing.T, e *core.TableEnvironment, name, dir, extra string) {
+	t.Helper()
+	run(t, e, "CREATE TABLE "+name+" ("+allTypesColumns+") WITH ('connector' = 'filesystem', 'path' = '"+dir+"', 'format' = 'parquet'"+extra+")")
+}
+
+// TestParquetRoundTripEveryType writes every type through the Parquet
+// format and reads it back: the rows equal those written, in each
+// timestamp encoding and several codecs.
+func TestParquetRoundTripEveryType(t *testing.T) {
+	for _, extra := range []string{
+		"",
+		", 'parquet.compression' = 'ZSTD'",
+		", 'parquet.compression' = 'gzip', 'parquet.write.int64.timestamp' = 'true', 'parquet.timestamp.time.unit' = 'nanos'",
+		", 'parquet.compression' = 'UNCOMPRESSED', 'parquet.enable.dictionary' = 'false', 'parquet.writer.version' = 'PARQUET_2_0'",
+		", 'parquet.utc-timezone' = 'true'",
+	} {
+		t.Run(extra, func(t *testing.T) {
+			e := batchEnv(t)
+			dir := t.TempDir()
+			createAllTypes(t, e, "pq", dir, extra)
+			run(t, e, "INSERT INTO pq "+allTypesRows)
+			want := printedRows(t, e, "SELECT * FROM ("+allTypesRows+") ORDER BY i NULLS FIRST")
+			got := printedRows(t, e, "SELECT * FROM pq ORDER BY i NULLS FIRST")
+			require.Equal(t, want, got)
+			// A projection of a few columns, in another order.
+			want = printedRows(t, e, "SELECT r, s, i FROM ("+allTypesRows+") ORDER BY i NULLS FIRST")
+			got = printedRows(t, e, "SELECT r, s, i FROM pq ORDER BY i NULLS FIRST")
+			require.Equal(t, want, got)
+			require.Equal(t, []string{"3"}, printedRows(t, e, "SELECT COUNT(*) FROM pq"))
+		})
+	}
+}
+
+// TestParquetTimestampRange: INT96 (through nanoseconds) holds the years
+// 1678-2261 only: a value outside is an error, not a wrong value; INT64
+// micros hold every TIMESTAMP(6).
+func TestParquetTimestampRange(t *testing.T) {
+	e := batchEnv(t)
+	dir := t.TempDir()
+	run(t, e, "CREATE TABLE a (ts TIMESTAMP(6)) WITH ('connector' = 'filesystem', 'path' = '"+dir+"/a', 'format' = 'parquet')")
+	err := runErr(e, "INSERT INTO a VALUES (TIMESTAMP '9999-12-31 23:59:59.999999')")
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "parquet.write.int64.timestamp")
+	run(t, e, "CREATE TABLE b (ts TIMESTAMP(6), r ROW<t TIMESTAMP(3)>) WITH ('connector' = 'filesystem', 'path' = '"+dir+"/b', 'format' = 'parquet', 'parquet.write.int64.timestamp' = 'true')")
+	run(t, e, "INSERT INTO b VALUES (TIMESTAMP '9999-12-31 23:59:59.999999', ROW(TIMESTAMP '0001-01-01 00:00:00.001'))")
+	require.Equal(t, []string{"9999-12-31 23:59:59.999999|0001-01-01 00:00:00.001"}, printedRows(t, e, "SELECT CAST(ts AS STRING), CAST(r.t AS STRING) FROM b"))
+}
+
+// TestParquetInt64TimestampsInMillisTruncate: with millisecond units a
+// TIMESTAMP(6) loses its microseconds, as Flink's writer truncates.
+func TestParquetInt64TimestampsInMillisTruncate(t *testing.T) {
+	e := batchEnv(t)
+	dir := t.TempDir()
+	run(t, e, "CREATE TABLE pq (ts TIMESTAMP(6)) WITH ('connector' = 'filesystem', 'path' = '"+dir+"', 'format' = 'parquet', 'parquet.write.int64.timestamp' = 'true', 'parquet.timestamp.time.unit' = 'millis')")
+	run(t, e, "INSERT INTO pq VALUES (TIMESTAMP '2024-01-02 03:04:05.678901')")
+	require.Equal(t, []string{"2024-01-02 03:04:05.678000"}, printedRows(t, e, "SELECT CAST(ts AS STRING) FROM pq"))
+}
+
+// TestParquetOptionErrors: bad values get Flink-style messages, unknown
+// keys the unsupported-options error, unmappable types "not supported yet".
+func TestParquetOptionErrors(t *testing.T) {
+	e := batchEnv(t)
+	dir := t.TempDir()
+	for opt, msg := range map[string]string{
+		"'parquet.compression' = 'FOO'":             "CompressionCodecName.FOO",
+		"'parquet.compression' = 'LZO'":             "not supported yet",
+		"'parquet.utc-timezone' = 'maybe'":          "Could not parse value 'maybe' for key 'parquet.utc-timezone'.",
+		"'parquet.timestamp.time.unit' = 'seconds'": "parquet.timestamp.time.unit",
+		"'parquet.block.size' = '-1'":               "parquet.block.size",
+		"'parquet.nope' = '1'":                      "parquet.nope",
+	} {
+		name := fmt.Sprintf("t%d", len(msg)+len(opt))
+		run(t, e, "CREATE TEMPORARY TABLE "+name+" (i INT) WITH ('connector' = 'filesystem', 'path' = '"+dir+"', 'format' = 'parquet', "+opt+")")
+		err := runErr(e, "SELECT * FROM "+name)
+		require.Error(t, err, opt)
+		require.Contains(t, err.Error(), msg, opt)
+	}
+	run(t, e, "CREATE TABLE iv (x INTERVAL DAY TO SECOND(3)) WITH ('connector' = 'filesystem', 'path' = '"+dir+"', 'format' = 'parquet')")
+	err := runErr(e, "INSERT INTO iv VALUES (INTERVAL '1' DAY)")
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "not supported yet: parquet format for column x")
+}
+
+// TestParquetColumnsByNameAndMissing: a file's columns are matched to the
+// table's by name (ignoring case), in any order; a column the file lacks
+// reads as NULL; integer columns widen.
+func TestParquetColumnsByNameAndMissing(t *testing.T) {
+	e := batchEnv(t)
+	dir := t.TempDir()
+	run(t, e, "CREATE TABLE w (B STRING, a INT) WITH ('connector' = 'filesystem', 'path' = '"+dir+"', 'format' = 'parquet')")
+	run(t, e, "INSERT INTO w VALUES ('x', 1), ('y', 2)")
+	run(t, e, "CREATE TABLE r (a BIGINT, extra STRING, b STRING) WITH ('connector' = 'filesystem', 'path' = '"+dir+"', 'format' = 'parquet')")
+	require.Equal(t, []string{"1|<nil>|x", "2|<nil>|y"}, printedRows(t, e, "SELECT a, extra, b FROM r ORDER BY a"))
+	// A narrowing that loses data is an error, never a wrong value.
+	run(t, e, "CREATE TABLE n (a TINYINT) WITH ('connector' = 'filesystem', 'path' = '"+dir+"', 'format' = 'parquet')")
+	run(t, e, "INSERT INTO w VALUES ('z', 1000)")
+	err := runErr(e, "SELECT a FROM n")
+	require.Error(t, err)
+}
+
+// TestParquetPartitionedAndRolling writes a partitioned Parquet table with
+// a small rolling size (several part files per partition, each a complete
+// Parquet file) and reads it back, partition columns from the directories.
+func TestParquetPartitionedAndRolling(t *testing.T) {
+	e := batchEnv(t)
+	dir := t.TempDir()
+	run(t, e, "CREATE TABLE p (k STRING, v BIGINT, dt STRING) PARTITIONED BY (dt) WITH ('connector' = 'filesystem', 'path' = '"+dir+"', 'format' = 'parquet', 'sink.rolling-policy.file-size' = '1kb', 'parquet.block.size' = '512')")
+	run(t, e, "CREATE TEMPORARY TABLE gen (k STRING, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '5000', 'fields.k.length' = '20')")
+	run(t, e, "INSERT INTO p SELECT k, v, IF(MOD(v, 2) = 0, 'even', 'odd') FROM gen")
+	want := printedRows(t, e, "SELECT COUNT(*) FROM gen")
+	require.Equal(t, []string{"5000"}, want)
+	var files []string
+	require.NoError(t, filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && !strings.HasPrefix(info.Name(), ".") && !strings.HasPrefix(info.Name(), "_") {
+			files = append(files, p)
+		}
+		return err
+	}))
+	require.Greater(t, len(files), 4, "rolling by size makes several part files")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.True(t, bytes.HasPrefix(b, []byte("PAR1")) && bytes.HasSuffix(b, []byte("PAR1")), f)
+	}
+	got := printedRows(t, e, "SELECT dt, COUNT(*), SUM(IF(MOD(v, 2) = 0, 0, 1)) FROM p GROUP BY dt ORDER BY dt")
+	require.Len(t, got, 2)
+	require.True(t, strings.HasPrefix(got[0], "even") && strings.HasSuffix(got[0], "0"), got[0])
+	require.True(t, strings.HasPrefix(got[1], "odd"), got[1])
+	total := printedRows(t, e, "SELECT COUNT(*), COUNT(DISTINCT k) FROM p")
+	require.Equal(t, []string{"5000|5000"}, total)
+}
