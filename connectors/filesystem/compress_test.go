@@ -22,7 +22,7 @@ import (
 func TestCompressedTextFiles(t *testing.T) {
 	text := []byte("1,alpha\n2,beta\n3,gamma\n")
 	compressors := map[string]func(io.Writer) io.WriteCloser{
-		".gz": func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) },
+		".gz":      func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) },
 		".deflate": func(w io.Writer) io.WriteCloser { return zlib.NewWriter(w) },
 		".zst": func(w io.Writer) io.WriteCloser {
 			z, err := zstd.NewWriter(w)
