@@ -1,6 +1,8 @@
 package core
 
 import (
+	"context"
+	"errors"
 	"io"
 	"strings"
 
@@ -14,7 +16,17 @@ const (
 	MsgDMLSubmitting      = "[INFO] Submitting SQL update statement to the cluster..."
 	MsgDMLSubmitted       = "[INFO] SQL update statement has been successfully submitted to the cluster:"
 	MsgErrorPrefix        = "[ERROR] Could not execute SQL statement. Reason:"
+	// MsgQueryCanceled is printed when Ctrl-C (or the cancellation of the
+	// statement's context) ends a running query.
+	MsgQueryCanceled = "[INFO] Query canceled."
 )
+
+// IsCanceled reports whether err is the end of a statement canceled by
+// Ctrl-C or by its context: clients print MsgQueryCanceled for it, not
+// an error.
+func IsCanceled(err error) bool {
+	return errors.Is(err, context.Canceled)
+}
 
 // OutputTag classifies what the SQL client printed for a statement: "error",
 // "info" or "ok" (a result table or "Empty set"), as the !-tags of Flink's
@@ -35,10 +47,15 @@ func OutputTag(res *TableResult, err error) string {
 // runs synchronously unless the session set table.dml-sync to false: then
 // it prints the job id of the submitted job. A query that fails while its
 // rows are printed gets the rows so far, then the error; the error is
-// returned.
+// returned. A streaming query's changes are written to w as they arrive
+// (flushed at most DefaultFlushInterval after leaving the job) and not
+// kept; a canceled statement ends with MsgQueryCanceled and returns an
+// error for which IsCanceled holds.
 func PrintClientResult(w io.Writer, cfg *config.Config, res *TableResult, err error) error {
 	var b strings.Builder
 	switch {
+	case err != nil && IsCanceled(err):
+		b.WriteString(MsgQueryCanceled + "\n")
 	case err != nil:
 		b.WriteString(MsgErrorPrefix)
 		b.WriteByte('\n')
@@ -50,6 +67,20 @@ func PrintClientResult(w io.Writer, cfg *config.Config, res *TableResult, err er
 		b.WriteString(MsgDMLComplete + "\n")
 	case res.Kind() == Success:
 		b.WriteString(MsgStatementSucceeded + "\n")
+	case res.IsStreaming():
+		timed := cfg != nil && cfg.PrintTimeCost() && res.IsQuery()
+		if err := res.print(w, timed); err != nil {
+			if IsCanceled(err) {
+				b.WriteString(MsgQueryCanceled + "\n")
+			} else {
+				b.WriteString(MsgErrorPrefix + "\n" + Reason(err) + "\n")
+			}
+			if _, werr := io.WriteString(w, b.String()); werr != nil {
+				return werr
+			}
+			return err
+		}
+		return nil
 	default:
 		timed := cfg != nil && cfg.PrintTimeCost() && res.IsQuery()
 		if err := res.print(&b, timed); err != nil {

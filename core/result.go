@@ -84,7 +84,10 @@ func (r *TableResult) IsDML() bool { return r.dml }
 func (r *TableResult) Elapsed() time.Duration { return r.elapsed }
 
 // Rows returns all rows. The slice must not be modified. For a streaming
-// query it waits for the job to end (see Changes to follow it instead).
+// query it waits for the job to end and returns every change not handed
+// out yet by Changes, ChangeBatches, Follow or Materialize (which hand each
+// change out once and keep none); it keeps them all, so it is for bounded
+// queries: follow an unbounded one with those instead.
 func (r *TableResult) Rows() [][]any {
 	if r.changes != nil {
 		_ = r.drain()

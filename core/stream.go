@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"iter"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -82,15 +84,40 @@ func ParseFlinkDuration(s string) (time.Duration, error) {
 	return time.Duration(n) * mul, nil
 }
 
-// changes is the changelog of a streaming query result: the row kinds of
-// the rows received so far and, while the job still runs, its stream.
+// changes is the changelog of a streaming query result. A change is handed
+// out once: the result's rows (TableResult.rows, with kinds here) hold only
+// the changes received but not yet handed out (the first batch, which
+// startStream waits for, and whatever Rows or RowKinds collected), so that
+// reading an unbounded result with Changes, ChangeBatches or Follow keeps
+// nothing.
 type changes struct {
-	kinds []changelog.RowKind
-	src   *build.Stream // nil once the job ended
-	err   error         // the error that ended the job
-	start time.Time     // when the statement started
-	end   time.Time     // when the job ended
+	kinds []changelog.RowKind // row kinds of TableResult.rows
+	// src is the running job; nil for a result complete when made
+	// (EXPLAIN ANALYZE). Only the goroutine reading the result calls
+	// Next; Close may come from any goroutine.
+	src    *build.Stream
+	ended  bool        // the job ended (successfully or with err)
+	err    error       // the error that ended the job
+	closed atomic.Bool // Close was called: its cancellation is no error
+	start  time.Time   // when the statement started
+	end    time.Time   // when the job ended
 }
+
+// ChangeBatch is a run of consecutive changes of a streaming result, as
+// the job's last operator emitted them: Kinds[i] is the kind of Rows[i].
+// The caller owns both slices.
+type ChangeBatch struct {
+	Kinds []changelog.RowKind
+	Rows  []Row
+}
+
+// Len returns the number of changes.
+func (b ChangeBatch) Len() int { return len(b.Rows) }
+
+// DefaultFlushInterval is how long Follow lets applied changes wait
+// before it flushes them: a change is visible to the user at most this
+// long after it left the job's last operator.
+const DefaultFlushInterval = 100 * time.Millisecond
 
 // runStreamQuery starts a query in streaming mode. The job runs in the
 // background; the result receives its changelog as it arrives (bounded
@@ -124,35 +151,71 @@ func (e *TableEnvironment) startStream(ctx context.Context, phys physical.Node, 
 	return res, nil
 }
 
-// fetch receives the next batch of changes into the result; it returns
-// false when the job has ended (successfully, or with the error).
-func (r *TableResult) fetch() (bool, error) {
+// next hands out the next batch of changes: the buffered ones first, then
+// the job's next non-empty batch. ok is false when the job has ended (err
+// is what ended it; nil after a normal end or Close).
+func (r *TableResult) next() (b ChangeBatch, ok bool, err error) {
 	c := r.changes
-	if c == nil || c.src == nil {
-		return false, c.errOrNil()
+	if len(r.rows) > 0 {
+		b = ChangeBatch{Kinds: c.kinds, Rows: r.rows}
+		r.rows, c.kinds = nil, nil
+		return b, true, nil
+	}
+	if c.src == nil || c.ended {
+		return b, false, c.err
 	}
 	for {
-		b, err := c.src.Next()
-		if err == io.EOF {
-			c.err = c.src.Close()
-			c.src, c.end = nil, time.Now()
-			return false, c.err
-		}
+		batch, err := c.src.Next()
 		if err != nil {
-			c.src.Close()
-			c.src, c.err, c.end = nil, err, time.Now()
-			return false, err
+			if err == io.EOF {
+				err = c.src.Close()
+			} else {
+				_ = c.src.Close()
+			}
+			if errors.Is(err, context.Canceled) && c.closed.Load() {
+				err = nil
+			}
+			c.ended, c.err, c.end = true, err, time.Now()
+			return b, false, err
 		}
-		n := b.NumRows()
+		n := batch.NumRows()
 		if n == 0 {
 			continue
 		}
-		r.rows = append(r.rows, types.RecordRows(b.Rec, r.schema)...)
-		for i := 0; i < n; i++ {
-			c.kinds = append(c.kinds, b.Kind(i))
+		b.Kinds = make([]changelog.RowKind, n)
+		for i := range b.Kinds {
+			b.Kinds[i] = batch.Kind(i)
 		}
-		return true, nil
+		b.Rows = types.RecordRows(batch.Rec, r.schema)
+		return b, true, nil
 	}
+}
+
+// unread puts back the changes of b from i on, so that the next reader
+// gets them first.
+func (r *TableResult) unread(b ChangeBatch, i int) {
+	if i >= b.Len() {
+		return
+	}
+	r.rows = append(b.Rows[i:len(b.Rows):len(b.Rows)], r.rows...)
+	r.changes.kinds = append(b.Kinds[i:len(b.Kinds):len(b.Kinds)], r.changes.kinds...)
+}
+
+// fetch receives the next batch of changes into the result's buffer; it
+// returns false when the job has ended (successfully, or with the error).
+func (r *TableResult) fetch() (bool, error) {
+	c := r.changes
+	if c == nil {
+		return false, nil
+	}
+	if c.src == nil || c.ended {
+		return false, c.err
+	}
+	rows, kinds := r.rows, c.kinds
+	r.rows, c.kinds = nil, nil
+	b, ok, err := r.next()
+	r.rows, c.kinds = append(rows, b.Rows...), append(kinds, b.Kinds...)
+	return ok, err
 }
 
 func (c *changes) errOrNil() error {
@@ -162,7 +225,8 @@ func (c *changes) errOrNil() error {
 	return c.err
 }
 
-// drain receives every remaining change (it blocks until the job ends).
+// drain receives every remaining change into the buffer (it blocks until
+// the job ends).
 func (r *TableResult) drain() error {
 	for {
 		more, err := r.fetch()
@@ -188,7 +252,9 @@ func (r *TableResult) RowKinds() []changelog.RowKind {
 }
 
 // Err returns the error that ended a streaming job, once it has ended; nil
-// for batch results.
+// for batch results, after a normal end and after Close. A job ended by
+// the cancellation of the statement's context gives an error that
+// errors.Is context.Canceled.
 func (r *TableResult) Err() error {
 	if r.changes == nil || r.changes.err == nil {
 		return nil
@@ -199,38 +265,134 @@ func (r *TableResult) Err() error {
 // Changes iterates over the result's changelog as it arrives: each row
 // with its kind (+I for batch results). For a streaming query it follows
 // the running job and ends when the job ends (see Err) or the loop stops.
+// A streaming result hands each change out once and keeps none of them:
+// an unbounded query can be read this way for ever in bounded memory, and
+// a second loop goes on where the first stopped.
 func (r *TableResult) Changes() iter.Seq2[changelog.RowKind, Row] {
 	return func(yield func(changelog.RowKind, Row) bool) {
-		for i := 0; ; i++ {
-			for i >= len(r.rows) {
-				if r.changes == nil {
-					return
-				}
-				more, err := r.fetch()
-				if err != nil || !more {
+		if r.changes == nil {
+			for _, row := range r.rows {
+				if !yield(changelog.Insert, row) {
 					return
 				}
 			}
-			k := changelog.Insert
-			if r.changes != nil {
-				k = r.changes.kinds[i]
+			return
+		}
+		for {
+			b, ok, _ := r.next()
+			if !ok {
+				return
 			}
-			if !yield(k, r.rows[i]) {
+			for i, row := range b.Rows {
+				if !yield(b.Kinds[i], row) {
+					r.unread(b, i+1)
+					return
+				}
+			}
+		}
+	}
+}
+
+// ChangeBatches iterates over a streaming result's changelog a batch at a
+// time, as the job's last operator emitted it (a -U and its +U, and the
+// changes of one mini-batch bundle, come in the same batch). Like Changes
+// it keeps nothing. A batch result is one batch of +I rows.
+func (r *TableResult) ChangeBatches() iter.Seq[ChangeBatch] {
+	return func(yield func(ChangeBatch) bool) {
+		if r.changes == nil {
+			if len(r.rows) > 0 {
+				yield(ChangeBatch{Kinds: make([]changelog.RowKind, len(r.rows)), Rows: r.rows})
+			}
+			return
+		}
+		for {
+			b, ok, _ := r.next()
+			if !ok || !yield(b) {
 				return
 			}
 		}
 	}
 }
 
+// Follow reads the result's changes on a goroutine of its own and hands
+// them to apply a batch at a time; flush is called once no more than
+// every after changes were applied, and once at the end if any change is
+// not flushed yet. apply and flush run on the caller's goroutine, never
+// at the same time, so apply may write to a buffer that flush empties
+// (the clients write changes to a buffered writer, or update a View, and
+// flush draws). Reading goes on while apply waits, one batch ahead:
+// memory stays bounded. Follow returns when the job ends (with Err), when
+// apply or flush fail (the job is closed; their error), or when ctx ends
+// (the job is closed; ctx.Err()). every <= 0 means DefaultFlushInterval.
+func (r *TableResult) Follow(ctx context.Context, every time.Duration, apply func(ChangeBatch) error, flush func() error) error {
+	if every <= 0 {
+		every = DefaultFlushInterval
+	}
+	batches := make(chan ChangeBatch, 1)
+	stop := make(chan struct{})
+	go func() {
+		defer close(batches)
+		for b := range r.ChangeBatches() {
+			select {
+			case batches <- b:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	quit := func() {
+		close(stop)
+		_ = r.Close()
+		for range batches {
+		}
+	}
+	ticker := time.NewTicker(every)
+	defer ticker.Stop()
+	dirty := false
+	for {
+		select {
+		case b, ok := <-batches:
+			if !ok {
+				if dirty {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+				return r.Err()
+			}
+			if err := apply(b); err != nil {
+				quit()
+				return err
+			}
+			dirty = true
+		case <-ticker.C:
+			if dirty {
+				dirty = false
+				if err := flush(); err != nil {
+					quit()
+					return err
+				}
+			}
+		case <-ctx.Done():
+			quit()
+			if dirty {
+				_ = flush()
+			}
+			return ctx.Err()
+		}
+	}
+}
+
 // Close stops a streaming job that is still running (say over an
 // unbounded source) and waits for it to end. It does nothing for
-// complete results.
+// complete results. It may be called from any goroutine, also while
+// another one reads the result (its loop then ends).
 func (r *TableResult) Close() error {
 	if r.changes == nil || r.changes.src == nil {
 		return nil
 	}
+	r.changes.closed.Store(true)
 	err := r.changes.src.Close()
-	r.changes.src = nil
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
@@ -281,8 +443,12 @@ func streamColumnWidth(f types.Field, maxWidth int) int {
 // printStream writes a streaming result as Flink's SQL client does in
 // tableau mode: the header with an op column, one line per change as it
 // arrives, and "Received a total of N rows". Widths come from the types.
-// A job that fails after the header returns its error after the lines
-// already printed.
+// Lines go through a buffer that Follow flushes at most
+// DefaultFlushInterval after a change arrived, and nothing is kept once
+// written. A job that fails after the header returns its error after the
+// lines already printed; one whose statement was canceled ends with
+// Flink's "Query terminated, received a total of N rows" and returns an
+// error that errors.Is context.Canceled.
 func (r *TableResult) printStream(w io.Writer, timed bool) error {
 	maxWidth := r.maxWidth
 	if maxWidth <= 0 {
@@ -300,39 +466,37 @@ func (r *TableResult) printStream(w io.Writer, timed bool) error {
 		border.WriteByte('+')
 	}
 	border.WriteByte('\n')
-	line := func(b *strings.Builder, vals []string) {
+	var pad []byte
+	line := func(b *bufio.Writer, vals []string) {
 		b.WriteByte('|')
 		for j, v := range vals {
-			if displayWidth(v) > widths[j] {
+			dw := displayWidth(v)
+			if dw > widths[j] {
 				v = truncate(v, widths[j])
+				dw = displayWidth(v)
 			}
 			b.WriteByte(' ')
-			b.WriteString(strings.Repeat(" ", widths[j]-displayWidth(v)))
+			for len(pad) < widths[j]-dw {
+				pad = append(pad, ' ')
+			}
+			b.Write(pad[:widths[j]-dw])
 			b.WriteString(v)
 			b.WriteString(" |")
 		}
 		b.WriteByte('\n')
 	}
-	var b strings.Builder
+	b := bufio.NewWriterSize(w, 64<<10)
 	b.WriteString(border.String())
-	line(&b, append([]string{"op"}, r.schema.Names()...))
+	line(b, append([]string{"op"}, r.schema.Names()...))
 	b.WriteString(border.String())
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	if err := b.Flush(); err != nil {
 		return err
 	}
-	b.Reset()
-	// Lines are written a batch of changes at a time, before waiting for
-	// the next batch, so that a slow or endless job still shows its rows
-	// as they arrive.
 	n := 0
 	vals := make([]string, len(widths))
-	for {
-		for ; n < len(r.rows); n++ {
-			row := r.rows[n]
-			vals[0] = changelog.Insert.String()
-			if r.changes != nil {
-				vals[0] = r.changes.kinds[n].String()
-			}
+	err := r.Follow(context.Background(), DefaultFlushInterval, func(cb ChangeBatch) error {
+		for i, row := range cb.Rows {
+			vals[0] = cb.Kinds[i].String()
 			for j := range r.schema {
 				var v any
 				if j < len(row) {
@@ -340,22 +504,16 @@ func (r *TableResult) printStream(w io.Writer, timed bool) error {
 				}
 				vals[j+1] = r.Format(v, r.schema[j].Type)
 			}
-			line(&b, vals)
+			line(b, vals)
 		}
-		if _, err := io.WriteString(w, b.String()); err != nil {
-			return err
+		n += cb.Len()
+		return nil
+	}, b.Flush)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		if ferr := b.Flush(); ferr != nil {
+			return ferr
 		}
-		b.Reset()
-		if r.changes == nil {
-			break
-		}
-		more, err := r.fetch()
-		if err != nil {
-			return classify(KindExecution, err)
-		}
-		if !more {
-			break
-		}
+		return classify(KindExecution, err)
 	}
 	if n > 0 {
 		b.WriteString(border.String())
@@ -364,17 +522,24 @@ func (r *TableResult) printStream(w io.Writer, timed bool) error {
 	if n <= 1 {
 		noun = "row"
 	}
-	fmt.Fprintf(&b, "Received a total of %d %s", n, noun)
+	if err != nil {
+		// Ctrl-C: Flink's tableau view says so with the count
+		fmt.Fprintf(b, "Query terminated, received a total of %d %s\n", n, noun)
+		if ferr := b.Flush(); ferr != nil {
+			return ferr
+		}
+		return err
+	}
+	fmt.Fprintf(b, "Received a total of %d %s", n, noun)
 	if timed {
 		elapsed := r.elapsed
 		if c := r.changes; c != nil && !c.end.IsZero() {
 			elapsed = c.end.Sub(c.start) // the whole job, not just its start
 		}
-		fmt.Fprintf(&b, " (%.2f seconds)", elapsed.Seconds())
+		fmt.Fprintf(b, " (%.2f seconds)", elapsed.Seconds())
 	}
 	b.WriteByte('\n')
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
 }
 
 // ToChangelogStream runs the query and returns its result as a changelog,

@@ -72,6 +72,13 @@ func TestStreamingChanges(t *testing.T) {
 	}
 	require.Equal(t, []string{"+I[a 1]", "+I[b 2]", "-U[a 1]", "+U[a 4]"}, got)
 	require.NoError(t, res.Err())
+	// Changes handed every change out and kept none.
+	require.Empty(t, res.Rows())
+	require.Empty(t, res.RowKinds())
+	require.NoError(t, res.Close())
+
+	// Rows and RowKinds collect the whole (bounded) changelog.
+	res = exec(t, e, "SELECT k, SUM(v) AS s FROM (VALUES ('a', 1), ('b', 2), ('a', 3)) AS t(k, v) GROUP BY k")
 	require.Equal(t, []changelog.RowKind{changelog.Insert, changelog.Insert, changelog.UpdateBefore, changelog.UpdateAfter}, res.RowKinds())
 	require.Len(t, res.Rows(), 4)
 	var collected int
@@ -80,6 +87,22 @@ func TestStreamingChanges(t *testing.T) {
 	}
 	require.Equal(t, 4, collected)
 	require.NoError(t, res.Close())
+}
+
+func TestStreamingChangesStopAndGoOn(t *testing.T) {
+	e, _ := newStreamEnv(t)
+	res := exec(t, e, "SELECT k, SUM(v) AS s FROM (VALUES ('a', 1), ('b', 2), ('a', 3)) AS t(k, v) GROUP BY k")
+	var got []string
+	for k, row := range res.Changes() {
+		got = append(got, fmt.Sprintf("%s%v", k, row))
+		if len(got) == 2 {
+			break
+		}
+	}
+	for k, row := range res.Changes() {
+		got = append(got, fmt.Sprintf("%s%v", k, row))
+	}
+	require.Equal(t, []string{"+I[a 1]", "+I[b 2]", "-U[a 1]", "+U[a 4]"}, got)
 }
 
 func TestStreamingStateTTLEmitsNoChangeUpdates(t *testing.T) {

@@ -50,11 +50,16 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "kernel" {
-		os.Exit(kernel.Main(context.Background(), os.Args[2:], os.Stderr))
-	}
-	if len(os.Args) > 1 && os.Args[1] == "bench" {
-		os.Exit(bench.Main(context.Background(), os.Args[2:], os.Stdout, os.Stderr))
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "kernel":
+			os.Exit(kernel.Main(context.Background(), os.Args[2:], os.Stderr))
+		case "bench":
+			os.Exit(bench.Main(context.Background(), os.Args[2:], os.Stdout, os.Stderr))
+		case "help":
+			fmt.Fprint(os.Stdout, usage)
+			os.Exit(0)
+		}
 	}
 	// Ctrl-C cancels the running statement (build.Run stops promptly).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -78,14 +83,26 @@ func (o *options) Set(v string) error {
 	return nil
 }
 
-const usage = `Usage: tablerun [options]
-       tablerun kernel install [--dir D]
-       tablerun kernel --connection-file F
+// stdin is what -f - and a piped session read (a variable for tests).
+var stdin io.Reader = os.Stdin
+
+const usage = `Usage: tablerun [options]                     run SQL (-f, -e) or the interactive SQL client
+       tablerun kernel install [--dir D]      install the Jupyter kernelspec
+       tablerun kernel --connection-file F    the Jupyter kernel (Jupyter starts it)
+       tablerun bench nexmark --query qN ...  run a Nexmark query, report events/s and memory
+       tablerun bench live ...                watch an unbounded GROUP BY through each client,
+                                              report time to first row and RSS over time
+       tablerun help                          this text
+  (tablerun kernel -h, tablerun bench nexmark -h and tablerun bench live -h
+   describe their options)
 
 Runs Flink SQL statements and prints results as Flink's SQL client does.
-Without -f or -e it starts the interactive SQL client.
+Without -f or -e it starts the interactive SQL client (reading standard
+input as a script when it is not a terminal). The exit code is 1 when a
+statement failed, 130 when Ctrl-C canceled one, 2 for bad usage.
 
-  -f <script.sql>   run the statements of a script file
+  -f <script.sql>   run the statements of a script file ("-": standard input);
+                    the last statement needs no ';'
   -e <statements>   run the given statements
   -i <init.sql>     run a script silently first (its errors abort)
   --keep-going      run on after a failing statement (the exit code is still 1)
@@ -94,14 +111,19 @@ Without -f or -e it starts the interactive SQL client.
                     (default: $TABLERUN_CONF_DIR/config.yaml if the variable is set)
   --print-config    print the effective configuration with each value's source
                     (default, file, creation, set); alone it then exits
-  --format F        result format of -f/-e: tableau (default), csv, json, arrow
+  --format F        result format of -f/-e: tableau (default), csv, json, arrow;
+                    with csv, json and arrow standard output carries only the
+                    data ([INFO] lines and errors go to standard error), a
+                    streaming result gets an op column and is written as it
+                    arrives; arrow is one Arrow IPC stream, so the script may
+                    have only one statement that returns rows
 `
 
 // run is the whole command; it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tablerun", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	fs.Usage = func() {}
 	file := fs.String("f", "", "script file")
 	exec := fs.String("e", "", "statements")
 	initFile := fs.String("i", "", "init script")
@@ -113,6 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	printConfig := fs.Bool("print-config", false, "print the effective configuration")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
 			return 0
 		}
 		return 2
@@ -148,8 +171,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *printConfig {
-		if !runScript(ctx, env, "SHOW EFFECTIVE CONFIGURATION;", stdout, stderr, false, shell.FormatTableau) {
-			return 1
+		if code := runScript(ctx, env, "SHOW EFFECTIVE CONFIGURATION;", stdout, stderr, false, shell.FormatTableau); code != 0 {
+			return code
 		}
 		if interactive {
 			return 0
@@ -158,71 +181,171 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if interactive {
 		// The shell handles Ctrl-C itself (it cancels the running
 		// statement), so the signal context must not end it.
-		if err := shell.Run(context.WithoutCancel(ctx), env, os.Stdin, stdout, shell.Options{}); err != nil {
+		err := shell.Run(context.WithoutCancel(ctx), env, stdin, stdout, shell.Options{})
+		// Background jobs end with the session that runs them.
+		stopJobs(env)
+		switch {
+		case errors.Is(err, shell.ErrStatementFailed):
+			return 1 // already reported (a script piped into the shell)
+		case err != nil:
 			fmt.Fprintf(stderr, "tablerun: %v\n", err)
 			return 1
 		}
-		// Background jobs end with the session that runs them.
-		stopJobs(env)
 		return 0
+	}
+	if !validFormat(*format) {
+		fmt.Fprintf(stderr, "tablerun: unknown --format %q (expected one of %s)\n", *format, strings.Join(shell.Formats, ", "))
+		return 2
 	}
 	script := *exec
 	if *file != "" {
-		text, err := os.ReadFile(*file)
+		var text []byte
+		var err error
+		if *file == "-" {
+			text, err = io.ReadAll(stdin)
+		} else {
+			text, err = os.ReadFile(*file)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "tablerun: %v\n", err)
 			return 1
 		}
 		script = string(text)
 	}
-	ok := runScript(ctx, env, script, stdout, stdout, *keepGoing, *format)
+	// Tableau output is what Flink's client prints on its terminal, all on
+	// stdout; the script formats keep stdout for the data.
+	errOut := stdout
+	if *format != shell.FormatTableau {
+		errOut = stderr
+	}
+	code := runScript(ctx, env, script, stdout, errOut, *keepGoing, *format)
 	// Jobs submitted in the background ('table.dml-sync' = 'false') run
 	// in this process: it ends when they do (Ctrl-C cancels them).
 	if err := env.AwaitJobs(ctx); err != nil {
 		fmt.Fprintf(stderr, "tablerun: %v\n", err)
 		return 1
 	}
-	if !ok {
-		return 1
+	return code
+}
+
+func validFormat(f string) bool {
+	for _, x := range shell.Formats {
+		if f == x {
+			return true
+		}
 	}
-	return 0
+	return false
 }
 
 // runScript runs the statements of script, printing results to out (in
 // the tableau layout, or as csv, json or arrow for query results) and
-// errors to errOut. It reports whether every statement succeeded.
-func runScript(ctx context.Context, env *core.TableEnvironment, script string, out, errOut io.Writer, keepGoing bool, format string) bool {
+// errors to errOut (and, for the script formats, the [INFO] lines of
+// statements without rows). It returns the exit code: 0 when every
+// statement succeeded, 1 when one failed, 130 when Ctrl-C (ctx) canceled
+// one (the script stops there, after "[INFO] Query canceled.").
+func runScript(ctx context.Context, env *core.TableEnvironment, script string, out, errOut io.Writer, keepGoing bool, format string) int {
 	stmts, err := parser.ParseScript(script)
 	if err != nil {
 		printError(errOut, env, err, script)
-		return false
+		return 1
 	}
-	ok := true
+	if format == shell.FormatArrow {
+		// One Arrow IPC stream on stdout has one schema: a second result
+		// would make it unreadable.
+		var lines []string
+		for _, st := range stmts {
+			if returnsRows(st.Text) {
+				lines = append(lines, fmt.Sprint(st.Line))
+			}
+		}
+		if len(lines) > 1 {
+			fmt.Fprintf(errOut, "tablerun: --format arrow writes one Arrow IPC stream, but the script has %d statements that return rows (lines %s): run one per command\n", len(lines), strings.Join(lines, ", "))
+			return 2
+		}
+	}
+	code := 0
 	for _, st := range stmts {
 		res, err := env.ExecuteSQL(ctx, st.Text)
 		if err != nil {
+			if ctx.Err() != nil || core.IsCanceled(err) {
+				fmt.Fprint(errOut, core.MsgQueryCanceled+"\n\n")
+				return 130
+			}
 			printError(errOut, env, core.ShiftPosition(err, st.Line, st.Col), script)
-			ok = false
+			code = 1
 			if !keepGoing {
-				return false
+				return 1
 			}
 			continue
 		}
 		if format != shell.FormatTableau {
-			if res.Kind() == core.SuccessWithContent && !res.IsDML() {
-				if err := shell.WriteResult(out, res, format); err != nil {
-					printError(errOut, env, err, "")
-					return false
-				}
+			if res.Kind() != core.SuccessWithContent || res.IsDML() {
+				_ = core.PrintClientResult(errOut, env.Config(), res, nil)
+				fmt.Fprintln(errOut)
+				continue
+			}
+			err := shell.WriteResult(out, res, format)
+			_ = res.Close()
+			switch {
+			case err == nil:
+				continue
+			case ctx.Err() != nil || core.IsCanceled(err):
+				fmt.Fprint(errOut, core.MsgQueryCanceled+"\n\n")
+				return 130
+			}
+			printError(errOut, env, err, "")
+			code = 1
+			if !keepGoing {
+				return 1
 			}
 			continue
 		}
-		if err := core.PrintClientResult(out, env.Config(), res, nil); err != nil {
-			return false
-		}
+		err = core.PrintClientResult(out, env.Config(), res, nil)
+		_ = res.Close()
 		fmt.Fprintln(out)
+		switch {
+		case err == nil:
+		case ctx.Err() != nil || core.IsCanceled(err):
+			return 130 // PrintClientResult said "[INFO] Query canceled."
+		default:
+			code = 1
+			if !keepGoing {
+				return 1
+			}
+		}
 	}
-	return ok
+	return code
+}
+
+// returnsRows reports whether a statement's result has rows (a query,
+// SHOW, DESCRIBE, EXPLAIN), from its first keyword.
+func returnsRows(text string) bool {
+	t := strings.TrimLeft(text, "( \t\r\n")
+	for strings.HasPrefix(t, "--") || strings.HasPrefix(t, "/*") {
+		if strings.HasPrefix(t, "--") {
+			i := strings.IndexByte(t, '\n')
+			if i < 0 {
+				return false
+			}
+			t = t[i+1:]
+		} else {
+			i := strings.Index(t, "*/")
+			if i < 0 {
+				return false
+			}
+			t = t[i+2:]
+		}
+		t = strings.TrimLeft(t, "( \t\r\n")
+	}
+	words := strings.FieldsFunc(t, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '(' })
+	if len(words) == 0 {
+		return false
+	}
+	switch strings.ToUpper(words[0]) {
+	case "SELECT", "WITH", "VALUES", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "TABLE":
+		return true
+	}
+	return false
 }
 
 // runInit runs the init script read from path silently; on the first

@@ -24,13 +24,17 @@ import (
 
 // Keys of the options tablerun understands.
 const (
-	KeyRuntimeMode        = "execution.runtime-mode"
-	KeyLocalTimeZone      = "table.local-time-zone"
-	KeyMaxColumnWidth     = "table.display.max-column-width"
-	KeyDMLSync            = "table.dml-sync"
-	KeyResultMode         = "sql-client.execution.result-mode"
-	KeyVerbose            = "sql-client.verbose"
-	KeyPrintTimeCost      = "sql-client.display.print-time-cost"
+	KeyRuntimeMode    = "execution.runtime-mode"
+	KeyLocalTimeZone  = "table.local-time-zone"
+	KeyMaxColumnWidth = "table.display.max-column-width"
+	KeyDMLSync        = "table.dml-sync"
+	KeyResultMode     = "sql-client.execution.result-mode"
+	KeyVerbose        = "sql-client.verbose"
+	KeyPrintTimeCost  = "sql-client.display.print-time-cost"
+	// KeyMaxTableResultRows caps the rows a live materialized view (the
+	// shell's table mode, the kernel) keeps: past it the oldest rows are
+	// dropped, as Flink's table mode does.
+	KeyMaxTableResultRows = "sql-client.execution.max-table-result.rows"
 	KeyPipelineName       = "pipeline.name"
 	KeyDefaultParallelism = "table.exec.resource.default-parallelism"
 	KeySQLDialect         = "table.sql-dialect"
@@ -161,6 +165,7 @@ func options() map[string]option {
 		KeyResultMode:         {"TABLE", enumCheck("org.apache.flink.table.client.config.ResultMode", "TABLE", "CHANGELOG", "TABLEAU")},
 		KeyVerbose:            {"false", boolCheck},
 		KeyPrintTimeCost:      {"true", boolCheck},
+		KeyMaxTableResultRows: {"1000000", positiveIntCheck},
 		KeyPipelineName:       {"", anyString},
 		KeyDefaultParallelism: {"-1", intCheck},
 		KeySQLDialect:         {"default", dialectCheck},
@@ -377,6 +382,9 @@ func (c *Config) ResultMode() ResultMode {
 
 // Verbose returns sql-client.verbose.
 func (c *Config) Verbose() bool { return c.boolean(KeyVerbose) }
+
+// MaxTableResultRows returns sql-client.execution.max-table-result.rows.
+func (c *Config) MaxTableResultRows() int { return c.integer(KeyMaxTableResultRows) }
 
 // PrintTimeCost returns sql-client.display.print-time-cost.
 func (c *Config) PrintTimeCost() bool { return c.boolean(KeyPrintTimeCost) }

@@ -13,8 +13,9 @@
 // meaningless). State size is the bytes of the Arrow state every stateful
 // operator would checkpoint at the end of the input, summed.
 //
-// The query files (ddl_gen.sql, ddl_views.sql, qN.sql) are read at run time
-// from --queries-dir; they are not part of this repository.
+// The query files (ddl_gen.sql, ddl_views.sql, qN.sql) are embedded in the
+// binary (internal/bench/nexmark, copies of the upstream Nexmark files);
+// --queries-dir reads them from another directory instead.
 package bench
 
 import (
@@ -23,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -77,7 +79,8 @@ type Result struct {
 
 // Config describes one benchmark invocation.
 type Config struct {
-	// QueriesDir holds ddl_gen.sql, ddl_views.sql and the qN.sql files.
+	// QueriesDir holds ddl_gen.sql, ddl_views.sql and the qN.sql files;
+	// "" means the copy embedded in the binary.
 	QueriesDir string
 	// Query is the query name ("q17").
 	Query string
@@ -94,23 +97,27 @@ type Config struct {
 
 // Main runs `tablerun bench <args>` and returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "live" {
+		return liveMain(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "nexmark" {
 		fmt.Fprintln(stderr, "usage: tablerun bench nexmark --query qN [--events N] [--runs N] [-D key=value ...] [--matrix 'k=v1,v2;k2=a,b'] [--chart out.svg] [--queries-dir DIR] [--latency-every N] [--cpuprofile FILE]")
+		fmt.Fprintln(stderr, "       tablerun bench live [--clients "+strings.Join(LiveClients, ",")+"] [--keys 1000,1000000] [--rate 200000] [--duration 10m] [--sample 10s]")
 		return 2
 	}
-	fs := flag.NewFlagSet("tablerun bench nexmark", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	query := fs.String("query", "", "Nexmark query name, e.g. q17")
-	events := fs.Int64("events", 1_000_000, "number of generated events")
-	runs := fs.Int("runs", 3, "measured runs per configuration (median reported)")
-	dir := fs.String("queries-dir", filepath.Join("..", "shared", "nexmark", "queries"), "directory of the Nexmark SQL files")
-	matrix := fs.String("matrix", "", "grid of options: 'key=v1,v2;key2=a,b'")
-	chart := fs.String("chart", "", "write an SVG bar chart of events/s per core to this file (matrix form)")
-	every := fs.Int("latency-every", 1, "sample the latency of every Nth source batch")
-	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the measured runs to this file (go tool pprof)")
+	flags := flag.NewFlagSet("tablerun bench nexmark", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	query := flags.String("query", "", "Nexmark query name, e.g. q17")
+	events := flags.Int64("events", 1_000_000, "number of generated events")
+	runs := flags.Int("runs", 3, "measured runs per configuration (median reported)")
+	dir := flags.String("queries-dir", "", "directory of the Nexmark SQL files (default: the copy embedded in the binary)")
+	matrix := flags.String("matrix", "", "grid of options: 'key=v1,v2;key2=a,b'")
+	chart := flags.String("chart", "", "write an SVG bar chart of events/s per core to this file (matrix form)")
+	every := flags.Int("latency-every", 1, "sample the latency of every Nth source batch")
+	cpuprofile := flags.String("cpuprofile", "", "write a Go CPU profile of the measured runs to this file (go tool pprof)")
 	var defs multiFlag
-	fs.Var(&defs, "D", "session option key=value (repeatable)")
-	if err := fs.Parse(args[1:]); err != nil {
+	flags.Var(&defs, "D", "session option key=value (repeatable)")
+	if err := flags.Parse(args[1:]); err != nil {
 		return 2
 	}
 	if *query == "" || *events <= 0 || *runs <= 0 {
@@ -289,13 +296,14 @@ func optionStrings(opts [][2]string) []string {
 	return out
 }
 
-// Script returns the statements of query q over events generated events:
+// Script returns the statements of query q over events generated events
+// (dir "" reads the embedded query files):
 // the generator DDL, the views and the query file, with the upstream
 // runner's placeholders substituted as the repository's Nexmark tests do.
 func Script(dir, q string, events int64) ([]string, error) {
 	var parts []string
 	for _, f := range []string{"ddl_gen.sql", "ddl_views.sql", q + ".sql"} {
-		b, err := os.ReadFile(filepath.Join(dir, f))
+		b, err := fs.ReadFile(queryFiles(dir), f)
 		if err != nil {
 			return nil, fmt.Errorf("read nexmark query file: %w", err)
 		}

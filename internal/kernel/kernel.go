@@ -20,7 +20,10 @@
 // follow it. A streaming query (SET
 // 'execution.runtime-mode' = 'streaming') shows its materialized result
 // live: a display_data with a display id, then update_display_data messages
-// (at most every 250 ms) until the job ends or the cell is interrupted.
+// (no later than 100 ms after a change, never between a -U and its +U;
+// only the current rows are kept, at most
+// sql-client.execution.max-table-result.rows of them, and the first 1000
+// are shown) until the job ends or the cell is interrupted.
 //
 // The first failing statement stops the cell with an error message (ename:
 // the Flink exception class, evalue: its message, traceback: the SQL
@@ -52,6 +55,7 @@ import (
 	"github.com/go-zeromq/zmq4"
 
 	"github.com/tablerun/tablerun/core"
+	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/internal/shell"
 	"github.com/tablerun/tablerun/planner/parser"
 )
@@ -567,7 +571,7 @@ func runCell(ctx context.Context, env *core.TableEnvironment, code string, chart
 			}
 		}
 		if res.IsStreaming() {
-			final, err := followStream(ctx, res, live, draw)
+			final, err := followStream(ctx, res, env.Config().MaxTableResultRows(), live, draw)
 			if live == nil && final != nil {
 				emit(final, last)
 			}
@@ -591,49 +595,52 @@ func runCell(ctx context.Context, env *core.TableEnvironment, code string, chart
 }
 
 func interrupted() *cellError {
-	return &cellError{ename: "Interrupted", evalue: "the statement was canceled", traceback: []string{"[INFO] Statement canceled (interrupt)."}}
+	return &cellError{ename: "Interrupted", evalue: "the statement was canceled", traceback: []string{core.MsgQueryCanceled}}
 }
 
-// liveInterval is the least time between two updates of a live display.
-const liveInterval = 250 * time.Millisecond
+// liveInterval is the longest a change waits before the live display
+// shows it (core.TableResult.Follow updates at most this long after a
+// batch arrived).
+const liveInterval = 100 * time.Millisecond
 
-// followStream materializes a streaming result as its changes arrive (+I
-// and +U add a row, -U and -D retract an equal row) and shows the table so
-// far through live, updated at most every liveInterval, until the job ends
-// or ctx is cancelled. It returns the final bundle (with draw's chart when
-// draw is set) and the job's error.
-func followStream(ctx context.Context, res *core.TableResult, live liveFunc, draw func(map[string]string, [][]any) *cellError) (map[string]string, *cellError) {
+// followStream materializes a streaming result as its changes arrive in a
+// core.View (the current rows only, at most maxRows of them: the oldest go
+// first, and the footer says how many) and shows the table so far through
+// live, updated no later than liveInterval after a change, until the job
+// ends or ctx is cancelled. A batch of changes is applied whole, and a
+// view between a -U and its +U is not shown. It returns the final bundle
+// (with draw's chart when draw is set) and the job's error.
+func followStream(ctx context.Context, res *core.TableResult, maxRows int, live liveFunc, draw func(map[string]string, [][]any) *cellError) (map[string]string, *cellError) {
 	defer func() { _ = res.Close() }()
 	id := newID()
-	var rows [][]any
-	changes := 0
+	view := core.NewView(maxRows)
 	shown := false
-	var last time.Time
 	var drawErr *cellError
 	show := func(state string) map[string]string {
-		data := streamBundle(res, rows, changes, state)
+		data := streamBundle(res, view, maxRows, state)
 		if draw != nil && state == "finished" {
-			drawErr = draw(data, rows)
+			drawErr = draw(data, view.Rows())
 		}
 		if live != nil {
 			live(!shown, id, data)
 			shown = true
 		}
-		last = time.Now()
 		return data
 	}
-	for kind, row := range res.Changes() {
-		changes++
-		rows = shell.Materialize(rows, kind, row)
-		if time.Since(last) >= liveInterval {
+	err := res.Follow(ctx, liveInterval, func(b core.ChangeBatch) error {
+		view.ApplyBatch(b)
+		return nil
+	}, func() error {
+		if live != nil && !view.Pending() {
 			show("running")
 		}
-	}
-	if ctx.Err() != nil {
+		return nil
+	})
+	if ctx.Err() != nil || core.IsCanceled(err) {
 		show("canceled")
 		return nil, interrupted()
 	}
-	if err := res.Err(); err != nil {
+	if err != nil {
 		show("failed")
 		return nil, toCellError(err, "")
 	}
@@ -641,10 +648,29 @@ func followStream(ctx context.Context, res *core.TableResult, live liveFunc, dra
 	return final, drawErr
 }
 
-// streamBundle renders the materialized rows of a streaming result.
-func streamBundle(res *core.TableResult, rows [][]any, changes int, state string) map[string]string {
-	g := shell.GridOf(res, rows, nil)
-	footer := fmt.Sprintf("%s (%d changes received, %s)", rowCount(len(rows), len(rows) > MaxHTMLRows), changes, state)
+// WatchStream is the kernel's live display of a streaming result without
+// a Jupyter connection (benchmarks): it materializes res as a cell does
+// and hands each MIME bundle it would publish to publish (first is true
+// for the display_data, false for the update_display_data messages),
+// until the job ends or ctx is cancelled. It returns the final bundle.
+func WatchStream(ctx context.Context, res *core.TableResult, maxRows int, publish func(first bool, data map[string]string)) (map[string]string, error) {
+	final, cerr := followStream(ctx, res, maxRows, func(first bool, _ string, data map[string]string) { publish(first, data) }, nil)
+	if cerr != nil {
+		return final, errors.New(cerr.evalue)
+	}
+	return final, nil
+}
+
+// streamBundle renders the materialized rows of a streaming result: the
+// first MaxHTMLRows of them (in text and HTML), with a footer that says
+// how many there are, how many changes came and how many rows the cap
+// dropped.
+func streamBundle(res *core.TableResult, view *core.View, maxRows int, state string) map[string]string {
+	g := shell.GridOf(res, view.First(MaxHTMLRows), nil)
+	footer := fmt.Sprintf("%s (%d changes received, %s)", rowCount(view.Len(), view.Len() > MaxHTMLRows), view.Changes(), state)
+	if view.Cut() > 0 {
+		footer += fmt.Sprintf("; %d oldest rows dropped: %s is %d", view.Cut(), config.KeyMaxTableResultRows, maxRows)
+	}
 	var b strings.Builder
 	for _, l := range g.Lines(0, len(g.Rows), 0) {
 		b.WriteString(l)

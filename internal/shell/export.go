@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"bufio"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -35,78 +37,186 @@ var Formats = []string{FormatTableau, FormatCSV, FormatJSON, FormatArrow}
 //     booleans, arrays and rows (as objects) are JSON values, NULL is null,
 //     DECIMAL is a JSON number with its scale, other types are the SQL
 //     client's text;
-//   - arrow: an Arrow IPC file (one record batch) with the result's Arrow
-//     schema.
+//   - arrow: an Arrow IPC stream (the streaming format, readable from a
+//     pipe: pyarrow.ipc.open_stream) with the result's Arrow schema, one
+//     record batch per batch of rows.
 //
 // A streaming result (its changelog) gets a first column "op" with the row
-// kind (+I, -U, +U, -D). "tableau" prints as the SQL client does.
+// kind (+I, -U, +U, -D), and is written as it arrives: each batch of
+// changes is flushed at most core.DefaultFlushInterval after it left the
+// job, and nothing is kept once written, so an unbounded query streams for
+// ever in bounded memory. When the job fails or is canceled (see
+// core.IsCanceled) the output written so far stays well-formed (an Arrow
+// stream gets its end marker) and the error is returned. "tableau" prints
+// as the SQL client does.
 func WriteResult(w io.Writer, res *core.TableResult, format string) error {
-	schema := res.Schema()
-	rows := res.Rows()
-	if res.IsStreaming() {
-		if err := res.Err(); err != nil {
-			return err
-		}
-		kinds := res.RowKinds()
-		schema = append(types.Schema{{Name: "op", Type: types.StringT}}, schema...)
-		withOp := make([][]any, len(rows))
-		for i, r := range rows {
-			withOp[i] = append([]any{kinds[i].String()}, r...)
-		}
-		rows = withOp
-	}
-	switch strings.ToLower(format) {
+	format = strings.ToLower(format)
+	switch format {
 	case FormatTableau, "":
 		return core.PrintClientResult(w, nil, res, nil)
-	case FormatCSV:
-		return writeCSV(w, res, schema, rows)
-	case FormatJSON:
-		return writeJSON(w, res, schema, rows)
-	case FormatArrow:
-		return writeArrow(w, schema, rows)
+	case FormatCSV, FormatJSON, FormatArrow:
+	default:
+		return fmt.Errorf("unknown output format %q (expected one of %s)", format, strings.Join(Formats, ", "))
 	}
-	return fmt.Errorf("unknown output format %q (expected one of %s)", format, strings.Join(Formats, ", "))
+	schema := res.Schema()
+	if res.IsStreaming() {
+		schema = append(types.Schema{{Name: "op", Type: types.StringT}}, schema...)
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var rw rowWriter
+	switch format {
+	case FormatCSV:
+		rw = &csvWriter{res: res, schema: schema, w: csv.NewWriter(bw)}
+	case FormatJSON:
+		enc := json.NewEncoder(bw)
+		enc.SetEscapeHTML(false)
+		rw = &jsonWriter{res: res, schema: schema, enc: enc}
+	case FormatArrow:
+		rw = &arrowWriter{schema: schema, w: bw}
+	}
+	if err := rw.begin(); err != nil {
+		return err
+	}
+	var err error
+	if !res.IsStreaming() {
+		err = rw.write(res.Rows())
+	} else {
+		var withOp [][]any
+		err = res.Follow(context.Background(), core.DefaultFlushInterval, func(b core.ChangeBatch) error {
+			withOp = withOp[:0]
+			for i, r := range b.Rows {
+				withOp = append(withOp, append([]any{b.Kinds[i].String()}, r...))
+			}
+			return rw.write(withOp)
+		}, func() error {
+			if err := rw.flush(); err != nil {
+				return err
+			}
+			return bw.Flush()
+		})
+	}
+	cerr := rw.end()
+	if ferr := bw.Flush(); cerr == nil {
+		cerr = ferr
+	}
+	if err != nil {
+		return err
+	}
+	return cerr
 }
 
-func writeCSV(w io.Writer, res *core.TableResult, schema types.Schema, rows [][]any) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(schema.Names()); err != nil {
+// rowWriter writes rows in one of the script formats: begin once, write
+// for each batch of rows, flush to push what is buffered, end once.
+type rowWriter interface {
+	begin() error
+	write(rows [][]any) error
+	flush() error
+	end() error
+}
+
+type csvWriter struct {
+	res    *core.TableResult
+	schema types.Schema
+	w      *csv.Writer
+	rec    []string
+}
+
+func (c *csvWriter) begin() error {
+	if err := c.w.Write(c.schema.Names()); err != nil {
 		return fmt.Errorf("write csv: %w", err)
 	}
-	rec := make([]string, len(schema))
+	c.rec = make([]string, len(c.schema))
+	return nil
+}
+
+func (c *csvWriter) write(rows [][]any) error {
 	for _, row := range rows {
-		for j, f := range schema {
-			rec[j] = ""
+		for j, f := range c.schema {
+			c.rec[j] = ""
 			if j < len(row) && row[j] != nil {
-				rec[j] = res.Format(row[j], f.Type)
+				c.rec[j] = c.res.Format(row[j], f.Type)
 			}
 		}
-		if err := cw.Write(rec); err != nil {
+		if err := c.w.Write(c.rec); err != nil {
 			return fmt.Errorf("write csv: %w", err)
 		}
 	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
+	return nil
+}
+
+func (c *csvWriter) flush() error {
+	c.w.Flush()
+	if err := c.w.Error(); err != nil {
 		return fmt.Errorf("write csv: %w", err)
 	}
 	return nil
 }
 
-func writeJSON(w io.Writer, res *core.TableResult, schema types.Schema, rows [][]any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
+func (c *csvWriter) end() error { return c.flush() }
+
+type jsonWriter struct {
+	res    *core.TableResult
+	schema types.Schema
+	enc    *json.Encoder
+}
+
+func (j *jsonWriter) begin() error { return nil }
+
+func (j *jsonWriter) write(rows [][]any) error {
 	for _, row := range rows {
-		obj := make(orderedObject, len(schema))
-		for j, f := range schema {
+		obj := make(orderedObject, len(j.schema))
+		for c, f := range j.schema {
 			var v any
-			if j < len(row) {
-				v = row[j]
+			if c < len(row) {
+				v = row[c]
 			}
-			obj[j] = member{f.Name, jsonValue(res, v, f.Type)}
+			obj[c] = member{f.Name, jsonValue(j.res, v, f.Type)}
 		}
-		if err := enc.Encode(obj); err != nil {
+		if err := j.enc.Encode(obj); err != nil {
 			return fmt.Errorf("write json: %w", err)
 		}
+	}
+	return nil
+}
+
+func (j *jsonWriter) flush() error { return nil }
+
+func (j *jsonWriter) end() error { return nil }
+
+type arrowWriter struct {
+	schema types.Schema
+	w      io.Writer
+	mem    memory.Allocator
+	iw     *ipc.Writer
+}
+
+func (a *arrowWriter) begin() error {
+	as, err := types.ArrowSchema(a.schema)
+	if err != nil {
+		return fmt.Errorf("arrow schema: %w", err)
+	}
+	a.mem = memory.NewGoAllocator()
+	a.iw = ipc.NewWriter(a.w, ipc.WithSchema(as), ipc.WithAllocator(a.mem))
+	return nil
+}
+
+func (a *arrowWriter) write(rows [][]any) error {
+	rec, err := types.BuildRecord(a.mem, a.schema, rows)
+	if err != nil {
+		return fmt.Errorf("arrow record: %w", err)
+	}
+	defer rec.Release()
+	if err := a.iw.Write(rec); err != nil {
+		return fmt.Errorf("arrow stream: %w", err)
+	}
+	return nil
+}
+
+func (a *arrowWriter) flush() error { return nil }
+
+func (a *arrowWriter) end() error {
+	if err := a.iw.Close(); err != nil {
+		return fmt.Errorf("arrow stream: %w", err)
 	}
 	return nil
 }
@@ -194,28 +304,4 @@ func jsonValue(res *core.TableResult, v any, t types.Type) any {
 		return obj
 	}
 	return res.Format(v, t)
-}
-
-func writeArrow(w io.Writer, schema types.Schema, rows [][]any) error {
-	as, err := types.ArrowSchema(schema)
-	if err != nil {
-		return fmt.Errorf("arrow schema: %w", err)
-	}
-	mem := memory.NewGoAllocator()
-	rec, err := types.BuildRecord(mem, schema, rows)
-	if err != nil {
-		return fmt.Errorf("arrow record: %w", err)
-	}
-	defer rec.Release()
-	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(as), ipc.WithAllocator(mem))
-	if err != nil {
-		return fmt.Errorf("arrow file: %w", err)
-	}
-	if err := fw.Write(rec); err != nil {
-		return fmt.Errorf("arrow file: %w", err)
-	}
-	if err := fw.Close(); err != nil {
-		return fmt.Errorf("arrow file: %w", err)
-	}
-	return nil
 }

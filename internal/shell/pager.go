@@ -1,17 +1,17 @@
 package shell
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"strings"
 	"time"
 
 	"golang.org/x/term"
 
 	"github.com/tablerun/tablerun/core"
-	"github.com/tablerun/tablerun/core/changelog"
+	"github.com/tablerun/tablerun/core/config"
 )
 
 // Escape sequences of the pager: the terminal's alternate screen, so that
@@ -103,67 +103,70 @@ func (s *session) pageLoop(g Grid, status string) {
 	}
 }
 
-// Materialize applies one change of a changelog to the rows of a
-// materialized view: +I and +U add the row, -U and -D remove an equal
-// row (the first one).
-func Materialize(rows [][]any, kind changelog.RowKind, row []any) [][]any {
-	switch kind {
-	case changelog.Insert, changelog.UpdateAfter:
-		return append(rows, row)
+// followInterval is the longest a change waits before the live table
+// shows it (core.Result.Follow flushes at most this long after a batch).
+const followInterval = 100 * time.Millisecond
+
+// cutNote says how many rows the view's cap dropped ("" when none).
+func cutNote(v *core.View, maxRows int) string {
+	if v.Cut() == 0 {
+		return ""
 	}
-	for i, r := range rows {
-		if reflect.DeepEqual(r, row) {
-			return append(rows[:i], rows[i+1:]...)
-		}
-	}
-	return rows
+	return fmt.Sprintf(" (%d oldest rows dropped: %s is %d)", v.Cut(), config.KeyMaxTableResultRows, maxRows)
 }
 
-// followInterval is the least time between two redraws of a live table.
-const followInterval = 200 * time.Millisecond
-
-// follow shows a streaming result in the table result mode: the
-// materialized view, updated in place on the alternate screen as changes
-// arrive (its last rows when it is longer than the screen), until the job
-// ends or Ctrl-C stops it; then the final view pages as page does. It
-// returns the job's error.
-func (s *session) follow(res *core.TableResult, canceled func() bool) error {
-	fmt.Fprint(s.out, enterAltScreen)
-	var rows [][]any
-	changes := 0
-	var last time.Time
-	draw := func() {
-		g := GridOf(res, rows, nil)
-		perPage := max(1, s.rowsPerPage())
-		from := max(0, len(g.Rows)-perPage)
+// WatchTable is the live part of the table result mode: it materializes
+// res in a core.View (the current rows only, at most maxRows of them) and
+// redraws its last height-6 rows on w (clear screen, bordered grid with
+// columns capped at maxWidth, a status line) no later than followInterval
+// after a change, until the job ends; ctx ends it early (the job is
+// closed). A batch of changes is applied whole before a redraw, and a view
+// between a -U and its +U is not drawn. It returns the view and the
+// job's error.
+func WatchTable(ctx context.Context, w io.Writer, res *core.TableResult, maxRows, height, maxWidth int) (*core.View, error) {
+	view := core.NewView(maxRows)
+	draw := func() error {
+		if view.Pending() {
+			return nil
+		}
+		g := GridOf(res, view.Last(max(1, height-6)), nil)
 		var b strings.Builder
 		b.WriteString(clearScreen)
-		for _, l := range g.Lines(from, len(g.Rows), s.maxWidth()) {
+		for _, l := range g.Lines(0, len(g.Rows), maxWidth) {
 			b.WriteString(l)
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "Running: %d changes, %s.  Ctrl-C: stop", changes, rowsInSet(len(g.Rows)))
-		fmt.Fprint(s.out, b.String())
-		last = time.Now()
+		fmt.Fprintf(&b, "Running: %d changes, %s%s.  Ctrl-C: stop", view.Changes(), rowsInSet(view.Len()), cutNote(view, maxRows))
+		_, err := io.WriteString(w, b.String())
+		return err
 	}
-	draw()
-	for kind, row := range res.Changes() {
-		changes++
-		rows = Materialize(rows, kind, row)
-		if time.Since(last) >= followInterval {
-			draw()
-		}
-	}
-	err := res.Err()
+	_ = draw()
+	err := res.Follow(ctx, followInterval, func(b core.ChangeBatch) error {
+		view.ApplyBatch(b)
+		return nil
+	}, draw)
+	return view, err
+}
+
+// follow shows a streaming result in the table result mode: WatchTable on
+// the alternate screen until the job ends or Ctrl-C stops it; then the
+// final view pages as page does. It returns the job's error.
+func (s *session) follow(res *core.TableResult, canceled func() bool) error {
+	fmt.Fprint(s.out, enterAltScreen)
+	maxRows := s.env.Config().MaxTableResultRows()
+	view, err := WatchTable(context.Background(), s.out, res, maxRows, s.pageHeight(), s.maxWidth())
 	state := "Finished"
 	switch {
-	case canceled():
+	case canceled() || core.IsCanceled(err):
 		state, err = "Canceled", nil
 	case err != nil:
 		state = "Failed"
 	}
-	s.pageLoop(GridOf(res, rows, nil), fmt.Sprintf("%s after %d changes.  ", state, changes))
+	s.pageLoop(GridOf(res, view.Rows(), nil), fmt.Sprintf("%s after %d changes%s.  ", state, view.Changes(), cutNote(view, maxRows)))
 	fmt.Fprint(s.out, leaveAltScreen)
-	fmt.Fprintf(s.out, "%s (%d changes, table view closed)\n\n", rowsInSet(len(rows)), changes)
+	fmt.Fprintf(s.out, "%s (%d changes, table view closed)\n\n", rowsInSet(view.Len()), view.Changes())
+	if state == "Canceled" {
+		fmt.Fprint(s.out, core.MsgQueryCanceled+"\n\n")
+	}
 	return err
 }

@@ -66,7 +66,7 @@ func TestProgressLine(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	sigs <- os.Interrupt
-	for !strings.Contains(out.String(), "[INFO] Statement canceled (Ctrl-C).") {
+	for !strings.Contains(out.String(), "[INFO] Query canceled.") {
 		require.True(t, time.Now().Before(deadline), "the statement was not cancelled:\n%q", out.String())
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -82,7 +82,7 @@ func TestProgressLine(t *testing.T) {
 	first := strings.Index(text, clearLine)
 	require.Greater(t, first, strings.Index(text, "Execute statement succeeded"))
 	// The line is erased right before the outcome.
-	require.Contains(t, text, clearLine+"[INFO] Statement canceled (Ctrl-C).")
+	require.Contains(t, text, clearLine+"[INFO] Query canceled.")
 	// The counts grow.
 	var counts []string
 	for _, part := range strings.Split(text, clearLine)[1:] {

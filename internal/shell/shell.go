@@ -29,6 +29,7 @@ package shell
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -87,8 +88,13 @@ Command history file path: %s
 
 `
 
+// ErrStatementFailed is what Run returns when its input is not a terminal
+// (a script piped in) and a statement failed; the failure was printed.
+var ErrStatementFailed = errors.New("a statement failed")
+
 // Run runs an interactive session on env until QUIT;, EXIT; or the end of
-// in. When in and out are the process's terminal (os.Stdin and os.Stdout)
+// in. When in is not a terminal, a last statement without ';' runs at the
+// end of in, and Run returns ErrStatementFailed if any statement failed. When in and out are the process's terminal (os.Stdin and os.Stdout)
 // lines are edited with history and completion; otherwise lines are read
 // as they come and no prompt is printed. Run handles SIGINT itself while it
 // runs (a statement is cancelled, the session goes on), so ctx must not be
@@ -125,6 +131,9 @@ func Run(ctx context.Context, env *core.TableEnvironment, in io.Reader, out io.W
 	if cerr := rd.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
+	if err == nil && !tty && s.failed {
+		err = ErrStatementFailed
+	}
 	return err
 }
 
@@ -150,6 +159,8 @@ type session struct {
 	// input is the input being run: the text error positions refer to
 	// (the caret under a wrong token is drawn in it).
 	input string
+	// failed is set when a statement failed.
+	failed bool
 }
 
 type readResult struct {
@@ -186,6 +197,12 @@ func (s *session) loop(ctx context.Context) error {
 			pending.Reset()
 			continue
 		case r.err == io.EOF:
+			if !s.tty && strings.TrimSpace(pending.String()) != "" {
+				// a script piped in: its last statement needs no ';'
+				if quit, err := s.runInput(ctx, pending.String()); err != nil || quit {
+					return err
+				}
+			}
 			s.goodbye()
 			return nil
 		case r.err != nil:
@@ -280,8 +297,8 @@ func (s *session) runStatement(ctx context.Context, st parser.ScriptStatement) {
 	res, err := s.env.ExecuteSQL(runCtx, st.Text)
 	stopProgress()
 	if err != nil {
-		if canceled.Load() {
-			fmt.Fprint(s.out, "[INFO] Statement canceled (Ctrl-C).\n\n")
+		if canceled.Load() || core.IsCanceled(err) {
+			fmt.Fprint(s.out, core.MsgQueryCanceled+"\n\n")
 			return
 		}
 		s.printResult(nil, core.ShiftPosition(err, st.Line, st.Col))
@@ -294,18 +311,21 @@ func (s *session) runStatement(ctx context.Context, st parser.ScriptStatement) {
 		_ = res.Close()
 		return
 	}
-	s.printResult(res, nil)
+	if err := s.printResult(res, nil); err != nil && !core.IsCanceled(err) {
+		s.failed = true
+	}
 	if res.IsStreaming() {
 		_ = res.Close()
-		if canceled.Load() {
-			fmt.Fprint(s.out, "[INFO] Query canceled (Ctrl-C).\n\n")
-		}
 	}
 }
 
 // printResult prints the outcome of one statement in the session's result
-// mode, followed by a blank line.
-func (s *session) printResult(res *core.TableResult, err error) {
+// mode, followed by a blank line. It returns the statement's error (err,
+// or that of a streaming job that failed while printing).
+func (s *session) printResult(res *core.TableResult, err error) error {
+	if err != nil && !core.IsCanceled(err) {
+		s.failed = true
+	}
 	cfg := s.env.Config()
 	// A streaming result prints its changelog as it arrives (with the op
 	// column); the table mode's live view is follow's.
@@ -313,19 +333,23 @@ func (s *session) printResult(res *core.TableResult, err error) {
 		switch cfg.ResultMode() {
 		case config.ResultChangelog:
 			s.printGrid(res, true)
-			return
+			return nil
 		case config.ResultTable:
 			if s.pageKeys != nil {
 				s.page(res)
-				return
+				return nil
 			}
 		}
 	}
-	_ = core.PrintClientResult(s.out, cfg, res, err)
+	perr := core.PrintClientResult(s.out, cfg, res, err)
 	if err != nil {
 		fmt.Fprint(s.out, core.ErrorContext(err, s.input))
 	}
 	fmt.Fprintln(s.out)
+	if err != nil {
+		return err
+	}
+	return perr
 }
 
 // printGrid prints a query result in the tableau layout, with the "op"

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablerun/tablerun/core"
-	"github.com/tablerun/tablerun/core/changelog"
 )
 
 func TestComplete(t *testing.T) {
@@ -142,10 +141,10 @@ func TestSessionTranscripts(t *testing.T) {
 			want:  "[INFO] Execute statement succeeded.\n\n+----+---+\n| op | a |\n+----+---+\n| +I | 1 |\n+----+---+\n1 row in set\n\n",
 		},
 		{
-			name:  "unterminated statement at end of input runs nothing",
+			name:  "a piped script's last statement needs no semicolon",
 			mode:  "tableau",
 			input: "SELECT 1",
-			want:  "",
+			want:  "+--------+\n| EXPR$0 |\n+--------+\n|      1 |\n+--------+\n1 row in set\n\n",
 		},
 		{
 			name:  "parse error position in a multi-line statement",
@@ -204,7 +203,7 @@ func TestInterruptCancelsStatement(t *testing.T) {
 	<-running
 	sigs <- os.Interrupt
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), "[INFO] Statement canceled (Ctrl-C).") {
+	for !strings.Contains(out.String(), "[INFO] Query canceled.") {
 		require.True(t, time.Now().Before(deadline), "the statement was not cancelled:\n%s", out.String())
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -283,16 +282,4 @@ func TestGridLines(t *testing.T) {
 		"| 22 | ab... |",
 		"+----+-------+",
 	}, g.Lines(1, 2, 5))
-}
-
-func TestMaterialize(t *testing.T) {
-	var rows [][]any
-	rows = Materialize(rows, changelog.Insert, []any{int64(1), int64(1)})
-	rows = Materialize(rows, changelog.Insert, []any{int64(2), int64(1)})
-	rows = Materialize(rows, changelog.UpdateBefore, []any{int64(1), int64(1)})
-	rows = Materialize(rows, changelog.UpdateAfter, []any{int64(1), int64(2)})
-	rows = Materialize(rows, changelog.Delete, []any{int64(9), int64(9)}) // not there: no change
-	require.Equal(t, [][]any{{int64(2), int64(1)}, {int64(1), int64(2)}}, rows)
-	rows = Materialize(rows, changelog.Delete, []any{int64(2), int64(1)})
-	require.Equal(t, [][]any{{int64(1), int64(2)}}, rows)
 }

@@ -61,14 +61,14 @@ func TestProgressLineUnderTmux(t *testing.T) {
 	}
 
 	// Ctrl-C ends the statement; the progress line is erased.
-	for !strings.Contains(s.screen(), "[INFO] Statement canceled (Ctrl-C).") {
+	for !strings.Contains(s.screen(), "[INFO] Query canceled.") {
 		require.True(t, time.Now().Before(deadline), "Ctrl-C did not cancel the statement:\n%s", s.screen())
 		s.tmux("send-keys", "-t", "sh", "C-c")
 		time.Sleep(200 * time.Millisecond)
 	}
 	scr := s.screen()
 	require.NotContains(t, scr, "[RUNNING]")
-	require.Contains(t, scr, "Flink SQL> SELECT COUNT(*) FROM big;\n[INFO] Statement canceled (Ctrl-C).")
+	require.Contains(t, scr, "Flink SQL> SELECT COUNT(*) FROM big;\n[INFO] Query canceled.")
 
 	s.typeLine("QUIT;")
 	s.waitFor("SHELL-EXITED 0", 1)

@@ -120,7 +120,7 @@ func TestShellUnderTmux(t *testing.T) {
 	// Ctrl-C until the statement is cancelled (one that arrives before the
 	// statement starts is dropped).
 	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(s.screen(), "[INFO] Statement canceled (Ctrl-C).") {
+	for !strings.Contains(s.screen(), "[INFO] Query canceled.") {
 		require.True(t, time.Now().Before(deadline), "Ctrl-C did not cancel the statement:\n%s", s.screen())
 		s.tmux("send-keys", "-t", "sh", "C-c")
 		time.Sleep(200 * time.Millisecond)
