@@ -310,3 +310,77 @@ func (t *fixedTable) Keys(mem memory.Allocator) []arrow.Array {
 	}
 	return []arrow.Array{arr}
 }
+
+// NotFound is the group id Lookup writes for a key the table does not hold.
+const NotFound = math.MaxUint32
+
+// Lookuper is a GroupTable that can also find keys without adding them
+// (a hash join's probe side). The fixed-width table implements it.
+type Lookuper interface {
+	// Lookup writes the group id of each of the first n rows' key to
+	// groupIDs[i], or NotFound when the table does not hold it. A NULL
+	// key finds the NULL group if there is one.
+	Lookup(keys []arrow.Array, n int, groupIDs []uint32) error
+}
+
+var _ Lookuper = (*fixedTable)(nil)
+
+// Lookup implements Lookuper.
+func (t *fixedTable) Lookup(keys []arrow.Array, n int, groupIDs []uint32) error {
+	if len(keys) != 1 {
+		return fmt.Errorf("agg: group table has 1 key column, got %d", len(keys))
+	}
+	a := keys[0]
+	if !arrow.TypeEqual(a.DataType(), t.typ) {
+		return fmt.Errorf("agg: group key type %s, got %s", t.typ, a.DataType())
+	}
+	if n < 0 || a.Len() < n || len(groupIDs) < n {
+		return fmt.Errorf("agg: lookup of %d rows in key column of %d and %d ids", n, a.Len(), len(groupIDs))
+	}
+	if n == 0 {
+		return nil
+	}
+	var ks []uint64
+	if t.width == 8 && !t.float {
+		ks = rawValues[uint64](a)[:n]
+	} else {
+		ks = t.normalise(a, n)
+	}
+	t.find(ks, groupIDs[:n])
+	if a.NullN() > 0 {
+		null := uint32(NotFound)
+		if t.null >= 0 {
+			null = uint32(t.null)
+		}
+		for i := 0; i < n; i++ {
+			if a.IsNull(i) {
+				groupIDs[i] = null
+			}
+		}
+	}
+	return nil
+}
+
+// find is the read-only probe loop of Lookup.
+func (t *fixedTable) find(ks []uint64, out []uint32) {
+	slots := t.slots
+	base := unsafe.Pointer(unsafe.SliceData(slots))
+	shift := t.shift
+	mask := uint64(len(slots) - 1)
+	out = out[:len(ks)]
+	for i, k := range ks {
+		h := (k * hashMul) >> shift
+		for {
+			s := (*fixedSlot)(unsafe.Add(base, uintptr(h)*unsafe.Sizeof(fixedSlot{})))
+			if s.gid == 0 {
+				out[i] = NotFound
+				break
+			}
+			if s.key == k {
+				out[i] = s.gid - 1
+				break
+			}
+			h = (h + 1) & mask
+		}
+	}
+}

@@ -84,7 +84,8 @@ func Run(ctx context.Context, plan physical.Node, env *Env, out func(b vectorize
 	if env == nil {
 		env = &Env{}
 	}
-	b := &builder{env: env, inst: -1, par: env.Parallelism, readFields: ReadFields(plan)}
+	reads := analyseReads(plan)
+	b := &builder{env: env, inst: -1, par: env.Parallelism, readFields: reads.readFields(), reads: reads}
 	if env.Stats != nil {
 		b.par = 1 // statistics are per node, not per instance
 	}
@@ -406,6 +407,8 @@ type builder struct {
 	outMu     *sync.Mutex // shared by the sink instances' writers
 	// readFields: the read fields of each scan's ROW columns (read_fields.go)
 	readFields map[*physical.TableSourceScan][][]bool
+	// reads: what of each node's output columns is read (read_fields.go)
+	reads *readAnalysis
 }
 
 func (b *builder) conn() *connectors.Context {
@@ -504,6 +507,9 @@ func (b *builder) build(n physical.Node) (runner, error) {
 			return fail(err)
 		}
 		spec.LeftKeys, spec.RightKeys = n.LeftKeys, n.RightKeys
+		if b.reads != nil {
+			spec.Unread = b.reads.unreadColumns(n)
+		}
 		return &binaryRunner{name: name, op: ops.NewHashJoin(spec), left: ch[0], right: ch[1]}, nil
 	case *physical.NestedLoopJoin:
 		spec, err := b.joinSpec(n.Left, n.Right, n.Kind, nullAwareCond(n.Cond, n.NullAwareAnti), false, out)

@@ -115,10 +115,40 @@ func (u *colUse) merge(v colUse) bool {
 // entries (all read) for the other columns, and a nil slice when every
 // column is read whole. Scans missing from the map read everything.
 func ReadFields(plan physical.Node) map[*physical.TableSourceScan][][]bool {
+	return analyseReads(plan).readFields()
+}
+
+// analyseReads runs the demand analysis over plan.
+func analyseReads(plan physical.Node) *readAnalysis {
 	a := &readAnalysis{acc: map[physical.Node][]colUse{}}
 	if plan != nil {
 		a.push(plan, allUses(len(plan.Schema())))
 	}
+	return a
+}
+
+// unreadColumns returns which output columns of n nothing above reads at
+// all (nil when every column is read or n was not analysed): an operator
+// may fill those with anything of the column's type.
+func (a *readAnalysis) unreadColumns(n physical.Node) []bool {
+	uses, ok := a.acc[n]
+	if !ok {
+		return nil
+	}
+	var out []bool
+	for i, u := range uses {
+		if u.all || len(u.fields) > 0 {
+			continue
+		}
+		if out == nil {
+			out = make([]bool, len(uses))
+		}
+		out[i] = true
+	}
+	return out
+}
+
+func (a *readAnalysis) readFields() map[*physical.TableSourceScan][][]bool {
 	out := map[*physical.TableSourceScan][][]bool{}
 	for n, uses := range a.acc {
 		scan, ok := n.(*physical.TableSourceScan)

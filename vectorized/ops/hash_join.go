@@ -31,6 +31,16 @@ type HashJoin struct {
 	ids    []uint32
 	keyBuf []arrow.Array
 	cmps   []valueCmp
+
+	// Direct index, when the single integer build key spans a dense range:
+	// dense[k-denseMin] is the first build row of key k, -1 for none (no
+	// hash table is built then).
+	dense    []int32
+	denseMin int64
+	// unique: no build key has more than one row, so a probe row has at
+	// most one partner and pairs are added without walking chains.
+	unique bool
+	first  []int32 // per probe row of the current batch: first build row, -1 for none
 }
 
 var _ BinaryOperator = (*HashJoin)(nil)
@@ -124,11 +134,16 @@ func (h *HashJoin) FinishBuild(context.Context) error {
 	}
 	rec := h.core.build
 	n := int(rec.NumRows())
-	ids := make([]uint32, n)
 	h.buildKeys = make([]arrow.Array, len(h.core.spec.RightKeys))
 	for k, c := range h.core.spec.RightKeys {
 		h.buildKeys[k] = rec.Column(c)
 	}
+	null := anyNull(h.buildKeys, n)
+	h.next = make([]int32, n)
+	if h.buildDense(null) {
+		return nil
+	}
+	ids := make([]uint32, n)
 	if err := h.insertBuildKeys(ids); err != nil {
 		return err
 	}
@@ -136,8 +151,7 @@ func (h *HashJoin) FinishBuild(context.Context) error {
 	for g := range h.head {
 		h.head[g] = -1
 	}
-	h.next = make([]int32, n)
-	null := anyNull(h.buildKeys, n)
+	h.unique = true
 	// Link backwards so that each chain lists its rows in input order.
 	for r := n - 1; r >= 0; r-- {
 		if null != nil && null[r] {
@@ -146,6 +160,9 @@ func (h *HashJoin) FinishBuild(context.Context) error {
 		}
 		g := ids[r]
 		h.next[r] = h.head[g]
+		if h.head[g] >= 0 {
+			h.unique = false
+		}
 		h.head[g] = int32(r)
 	}
 	if h.core.spec.NullAwareAnti && h.buildKeys[0].NullN() > 0 {
@@ -157,6 +174,127 @@ func (h *HashJoin) FinishBuild(context.Context) error {
 		}
 	}
 	return nil
+}
+
+// Bounds of the direct index: at most this many slots, and at most
+// denseFactor slots per build row (beyond that a hash table is smaller).
+const (
+	maxDenseSlots = 1 << 26
+	denseFactor   = 4
+)
+
+// buildDense builds the direct index when there is one integer key whose
+// non-NULL values span at most denseFactor slots per build row, and
+// reports whether it did. Null-aware anti joins keep the hash table.
+func (h *HashJoin) buildDense(null []bool) bool {
+	if len(h.buildKeys) != 1 || h.core.spec.NullAwareAnti {
+		return false
+	}
+	vals, ok := intValues(h.buildKeys[0])
+	if !ok {
+		return false
+	}
+	n := len(vals)
+	lo, hi := int64(0), int64(-1)
+	for r, v := range vals {
+		if null != nil && null[r] {
+			continue
+		}
+		if hi < lo {
+			lo, hi = v, v
+			continue
+		}
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if hi < lo {
+		return false // no non-NULL key: the hash path handles it
+	}
+	span := uint64(hi - lo)
+	if span >= maxDenseSlots || span >= uint64(denseFactor*n+1024) {
+		return false
+	}
+	dense := make([]int32, span+1)
+	for i := range dense {
+		dense[i] = -1
+	}
+	h.unique = true
+	for r := n - 1; r >= 0; r-- {
+		h.next[r] = -1
+		if null != nil && null[r] {
+			continue
+		}
+		slot := &dense[vals[r]-lo]
+		if *slot >= 0 {
+			h.unique = false
+		}
+		h.next[r] = *slot
+		*slot = int32(r)
+	}
+	h.dense, h.denseMin = dense, lo
+	return true
+}
+
+// intValues returns the values of an integer (or integer-backed temporal)
+// array widened to int64; ok is false for other types.
+func intValues(a arrow.Array) ([]int64, bool) {
+	n := a.Len()
+	switch a.DataType().ID() {
+	case arrow.INT64, arrow.DATE64, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION:
+		return rawValues[int64](a)[:n], true
+	case arrow.INT32, arrow.DATE32, arrow.TIME32:
+		return widen(rawValues[int32](a)[:n]), true
+	case arrow.INT16:
+		return widen(rawValues[int16](a)[:n]), true
+	case arrow.INT8:
+		return widen(rawValues[int8](a)[:n]), true
+	}
+	return nil, false
+}
+
+func widen[T int8 | int16 | int32](vs []T) []int64 {
+	out := make([]int64, len(vs))
+	for i, v := range vs {
+		out[i] = int64(v)
+	}
+	return out
+}
+
+// probeDense writes each probe row's first build row through the direct
+// index.
+func (h *HashJoin) probeDense(keys arrow.Array, first []int32) {
+	dense, lo := h.dense, h.denseMin
+	span := uint64(len(dense))
+	put := func(i int, v int64) {
+		first[i] = -1
+		if u := uint64(v - lo); u < span {
+			first[i] = dense[u]
+		}
+	}
+	switch keys.DataType().ID() {
+	case arrow.INT64, arrow.DATE64, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION:
+		for i, v := range rawValues[int64](keys)[:len(first)] {
+			put(i, v)
+		}
+	case arrow.INT32, arrow.DATE32, arrow.TIME32:
+		for i, v := range rawValues[int32](keys)[:len(first)] {
+			put(i, int64(v))
+		}
+	case arrow.INT16:
+		for i, v := range rawValues[int16](keys)[:len(first)] {
+			put(i, int64(v))
+		}
+	case arrow.INT8:
+		for i, v := range rawValues[int8](keys)[:len(first)] {
+			put(i, int64(v))
+		}
+	}
+	if keys.NullN() > 0 {
+		for i := range first {
+			if keys.IsNull(i) {
+				first[i] = -1
+			}
+		}
+	}
 }
 
 // anyNull marks the rows where any of the arrays is NULL; nil when none is.
@@ -196,37 +334,96 @@ func (h *HashJoin) Process(ctx context.Context, b vectorized.Batch, out vectoriz
 	for k, col := range c.spec.LeftKeys {
 		h.keyBuf[k] = rec.Column(col)
 	}
-	if cap(h.ids) < n {
-		h.ids = make([]uint32, n)
-	}
-	ids := h.ids[:n]
-	if err := h.trimTable(); err != nil {
-		return err
-	}
-	if err := h.table.Insert(h.keyBuf, n, ids); err != nil {
-		return err
-	}
 	if c.spec.NullAwareAnti {
-		return h.probeNullAware(ctx, ids, out)
+		if err := h.insertProbe(n); err != nil {
+			return err
+		}
+		return h.probeNullAware(ctx, h.ids[:n], out)
 	}
-	null := anyNull(h.keyBuf, n)
-	nGroups := uint32(len(h.head))
-	fastSemi := c.spec.Cond == nil && (c.spec.Kind == logical.SemiJoin || c.spec.Kind == logical.AntiJoin)
-	for i, g := range ids {
-		if g >= nGroups || (null != nil && null[i]) {
-			continue
+	if cap(h.first) < n {
+		h.first = make([]int32, n)
+	}
+	first := h.first[:n]
+	if err := h.firstRows(n, first); err != nil {
+		return err
+	}
+	switch {
+	case c.spec.Cond == nil && (c.spec.Kind == logical.SemiJoin || c.spec.Kind == logical.AntiJoin):
+		for i, j := range first {
+			c.probeMatched[i] = j >= 0
 		}
-		if fastSemi {
-			c.probeMatched[i] = h.head[g] >= 0
-			continue
+	case h.unique:
+		for i, j := range first {
+			if j < 0 {
+				continue
+			}
+			c.pl = append(c.pl, int32(i))
+			c.pr = append(c.pr, j)
+			if len(c.pl) >= batchSize {
+				if err := c.flush(ctx, out); err != nil {
+					return err
+				}
+			}
 		}
-		for j := h.head[g]; j >= 0; j = h.next[j] {
-			if err := c.addPair(ctx, int32(i), j, out); err != nil {
-				return err
+	default:
+		for i, j := range first {
+			for ; j >= 0; j = h.next[j] {
+				if err := c.addPair(ctx, int32(i), j, out); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return c.finishProbe(ctx, out)
+}
+
+// firstRows writes the first build row of each probe row's key (-1 when
+// none or when a key is NULL) through the direct index, a lookup of the
+// hash table, or an insert into it for tables without lookup.
+func (h *HashJoin) firstRows(n int, first []int32) error {
+	if h.dense != nil {
+		h.probeDense(h.keyBuf[0], first)
+		return nil
+	}
+	if cap(h.ids) < n {
+		h.ids = make([]uint32, n)
+	}
+	ids := h.ids[:n]
+	if lk, ok := h.table.(agg.Lookuper); ok {
+		if err := lk.Lookup(h.keyBuf, n, ids); err != nil {
+			return err
+		}
+	} else if err := h.insertProbe(n); err != nil {
+		return err
+	}
+	nGroups := uint32(len(h.head))
+	for i, g := range ids {
+		first[i] = -1
+		if g < nGroups {
+			first[i] = h.head[g]
+		}
+	}
+	if null := anyNull(h.keyBuf, n); null != nil {
+		for i, isNull := range null {
+			if isNull {
+				first[i] = -1
+			}
+		}
+	}
+	return nil
+}
+
+// insertProbe inserts the probe keys into the table (for a table without
+// lookup), writing their group ids to h.ids; ids past the build groups
+// are keys the build side does not hold.
+func (h *HashJoin) insertProbe(n int) error {
+	if cap(h.ids) < n {
+		h.ids = make([]uint32, n)
+	}
+	if err := h.trimTable(); err != nil {
+		return err
+	}
+	return h.table.Insert(h.keyBuf, n, h.ids[:n])
 }
 
 // probeNullAware is the anti join with NOT IN semantics. The first key is
@@ -328,6 +525,6 @@ func (h *HashJoin) OnMarker(ctx context.Context, m vectorized.Marker, out vector
 func (h *HashJoin) Close() error {
 	h.core.close()
 	h.table = nil
-	h.head, h.next = nil, nil
+	h.head, h.next, h.dense = nil, nil, nil
 	return nil
 }

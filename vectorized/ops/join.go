@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/tablerun/tablerun/planner/logical"
 	"github.com/tablerun/tablerun/vectorized"
@@ -30,6 +31,9 @@ type JoinSpec struct {
 	// Left and Right are the input schemas; Out is the output schema (left
 	// ++ right columns, left only for semi and anti joins).
 	Left, Right, Out *arrow.Schema
+	// Unread marks the output columns nothing downstream reads (nil: all
+	// are read). The join fills them with NULLs instead of gathering them.
+	Unread []bool
 }
 
 // joinCore is the part of the join operators that turns candidate pairs
@@ -49,6 +53,7 @@ type joinCore struct {
 	probeMatched []bool
 	pl, pr       []int32
 	done         bool
+	fillers      []arrow.Array // per output column: all-NULL array for unread columns
 }
 
 func (c *joinCore) init(spec JoinSpec) error {
@@ -140,7 +145,27 @@ func (c *joinCore) addPair(ctx context.Context, i, j int32, out vectorized.Colle
 // columns, in schema s.
 func (c *joinCore) pairRecord(s *arrow.Schema, pl, pr []int32) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, 0, s.NumFields())
+	var unread []bool
+	if s == c.spec.Out {
+		unread = c.spec.Unread
+	}
+	// The probe rows in order, each once: the probe columns as they are.
+	ident := len(pl) == int(c.probe.NumRows()) && isIdentity(pl)
 	for k := 0; k < int(c.probe.NumCols()); k++ {
+		if k < len(unread) && unread[k] {
+			a, err := c.filler(k, len(pl))
+			if err != nil {
+				return nil, err
+			}
+			cols = append(cols, a)
+			continue
+		}
+		if ident {
+			a := c.probe.Column(k)
+			a.Retain()
+			cols = append(cols, a)
+			continue
+		}
 		a, err := GatherArray(c.probe.Column(k), pl)
 		if err != nil {
 			return nil, err
@@ -148,6 +173,15 @@ func (c *joinCore) pairRecord(s *arrow.Schema, pl, pr []int32) (arrow.RecordBatc
 		cols = append(cols, a)
 	}
 	for k := 0; k < int(c.build.NumCols()); k++ {
+		o := int(c.probe.NumCols()) + k
+		if o < len(unread) && unread[o] {
+			a, err := c.filler(o, len(pr))
+			if err != nil {
+				return nil, err
+			}
+			cols = append(cols, a)
+			continue
+		}
 		a, err := GatherArray(c.build.Column(k), pr)
 		if err != nil {
 			return nil, err
@@ -155,6 +189,32 @@ func (c *joinCore) pairRecord(s *arrow.Schema, pl, pr []int32) (arrow.RecordBatc
 		cols = append(cols, a)
 	}
 	return NewRecord(s, cols, int64(len(pl)))
+}
+
+// isIdentity reports whether idx is 0, 1, …, len(idx)-1.
+func isIdentity(idx []int32) bool {
+	for i, v := range idx {
+		if v != int32(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// filler returns an all-NULL array of n rows of output column k's type,
+// a slice of one array kept per column.
+func (c *joinCore) filler(k, n int) (arrow.Array, error) {
+	if c.fillers == nil {
+		c.fillers = make([]arrow.Array, c.spec.Out.NumFields())
+	}
+	if f := c.fillers[k]; f == nil || f.Len() < n {
+		a, err := nullArray(c.spec.Out.Field(k).Type, max(n, batchSize))
+		if err != nil {
+			return nil, err
+		}
+		c.fillers[k] = a
+	}
+	return array.NewSlice(c.fillers[k], 0, int64(n)), nil
 }
 
 // flush evaluates the condition on the queued pairs and emits or marks the

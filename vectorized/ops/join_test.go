@@ -278,3 +278,64 @@ func TestHashJoinTrimsProbeKeys(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, canonRows(refJoin(logical.InnerJoin, left, right, 1, 1, func(l, r []any) bool { return l[0] == r[0] })), canonRows(got))
 }
+
+// TestHashJoinIndexPaths runs every join kind over build sides that take
+// each probe path: the direct index (dense keys) and the hash table
+// (sparse keys), each with unique and with repeated build keys, INT and
+// BIGINT keys with NULLs, and with unread output columns left NULL.
+func TestHashJoinIndexPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, tc := range []struct {
+		name   string
+		typ    types.Type
+		key    func(i int64) any // maps a small key to the column value
+		unique bool
+	}{
+		{"dense unique", types.BigIntT, func(i int64) any { return i - 50 }, true},
+		{"dense repeated", types.IntT, func(i int64) any { return int32(i) }, false},
+		{"sparse unique", types.BigIntT, func(i int64) any { return (i - 100) * 1_000_000_007 }, true},
+		{"sparse repeated", types.BigIntT, func(i int64) any { return i * 1_000_000_007 }, false},
+	} {
+		ks := types.Schema{{Name: "k", Type: tc.typ}, {Name: "x", Type: types.BigIntT}}
+		var left, right [][]any
+		for i := 0; i < 3000; i++ {
+			var k any
+			if r.IntN(20) > 0 {
+				k = tc.key(int64(r.IntN(260)))
+			}
+			left = append(left, []any{k, int64(i)})
+		}
+		for i := 0; i < 200; i++ {
+			var k any
+			switch {
+			case tc.unique && i%10 == 9:
+			case tc.unique:
+				k = tc.key(int64(i))
+			case r.IntN(20) > 0:
+				k = tc.key(int64(r.IntN(200)))
+			}
+			right = append(right, []any{k, int64(-i)})
+		}
+		for _, kind := range joinKinds {
+			out := joinOut(kind, ks, ks)
+			want := refJoin(kind, left, right, 2, 2, func(l, r []any) bool { return eqNotNull(l[0], r[0]) })
+			for _, unread := range []bool{false, true} {
+				spec := JoinSpec{Kind: kind, LeftKeys: []int{0}, RightKeys: []int{0}, Left: mustArrow(t, ks), Right: mustArrow(t, ks), Out: mustArrow(t, out)}
+				w := want
+				if unread && len(out) == 4 {
+					// Nothing reads the keys: they come back NULL.
+					spec.Unread = []bool{true, false, true, false}
+					w = nil
+					for _, row := range want {
+						w = append(w, []any{nil, row[1], nil, row[3]})
+					}
+				}
+				for _, bs := range []int{7, 4096} {
+					got, err := runBinary(t, NewHashJoin(spec), ks, left, ks, right, bs, out)
+					require.NoError(t, err)
+					require.Equal(t, canonRows(w), canonRows(got), "%s %s unread=%v batch size %d", tc.name, kind, unread, bs)
+				}
+			}
+		}
+	}
+}
