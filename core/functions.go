@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -361,6 +362,9 @@ func (e *TableEnvironment) showFunctionList(s *ast.ShowFunctions) (*TableResult,
 			return nil, classify(KindValidation, fmt.Errorf("Catalog %s does not exist", cat))
 		}
 		if _, err := c.GetDatabase(db); err != nil {
+			if !errors.Is(err, catalog.ErrNotFound) {
+				return nil, classify(KindCatalog, err)
+			}
 			return nil, classify(KindValidation, fmt.Errorf("Database '%s'.'%s' doesn't exist.", cat, db))
 		}
 	}

@@ -75,6 +75,9 @@ func (e *TableEnvironment) showObjects(from ast.ShowFrom, like *ast.ShowLike, he
 		return nil, classify(KindValidation, fmt.Errorf("Catalog %s does not exist", cat))
 	}
 	if _, err := c.GetDatabase(db); err != nil {
+		if !errors.Is(err, catalog.ErrNotFound) {
+			return nil, classify(KindCatalog, err)
+		}
 		return nil, classify(KindValidation, fmt.Errorf("Database '%s'.'%s' doesn't exist.", cat, db))
 	}
 	names, err := e.cat.ListObjects(cat, db, views, both)

@@ -108,15 +108,30 @@ func (c *File) objectFile(db, name string) string {
 	return filepath.Join(c.dbDir(db), "objects", escapeName(name)+".json")
 }
 
+// dbExists reports whether database db exists: its database.json is
+// present. A database.json that cannot be read or decoded is an error
+// naming the file, so that every statement touching the database (listing
+// databases, its tables, reading one of its objects) fails the same way
+// instead of some treating it as present and others as missing.
 func (c *File) dbExists(db string) (bool, error) {
-	st, err := os.Stat(filepath.Join(c.dbDir(db), "database.json"))
-	if err == nil {
-		return !st.IsDir(), nil
-	}
+	p := filepath.Join(c.dbDir(db), "database.json")
+	st, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
-	return false, ioErr(c.name, c.dbDir(db), err)
+	if err != nil {
+		return false, ioErr(c.name, p, err)
+	}
+	if st.IsDir() {
+		return false, corrupt(c.name, p, errors.New("is a directory"))
+	}
+	if _, err := c.readDatabase(db); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return false, nil // removed meanwhile
+		}
+		return false, err
+	}
+	return true, nil
 }
 
 // ListDatabases implements Catalog.
@@ -279,6 +294,11 @@ func (c *File) GetObject(db, name string) (Object, error) {
 }
 
 func (c *File) readObject(db, name string) (Object, error) {
+	if exists, err := c.dbExists(db); err != nil {
+		return nil, err
+	} else if !exists {
+		return nil, TableNotExist(c.name, db, name)
+	}
 	p := c.objectFile(db, name)
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -95,6 +95,11 @@ func (c *File) listFunctions(db string) ([]string, error) { return c.listDocs(db
 func (c *File) GetFunction(db, name string) (*Function, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if exists, err := c.dbExists(db); err != nil {
+		return nil, err
+	} else if !exists {
+		return nil, FunctionNotExist(c.name, db, name)
+	}
 	p := c.functionFile(db, name)
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -440,6 +440,9 @@ func (c *Catalog) DropCatalogFunction(parts []string, ignoreIfNotExists bool) er
 	exists := false
 	if fs != nil {
 		_, gerr := fs.GetFunction(id.Database, id.Object)
+		if gerr != nil && !errors.Is(gerr, catalog.ErrNotFound) {
+			return gerr // unreadable metadata: the catalog's error names the file
+		}
 		exists = gerr == nil
 	}
 	if !exists {
