@@ -55,7 +55,8 @@ func Builtins() *Registry {
 	registerMath(r)
 	registerTemporal(r)
 	registerMisc(r)
-	registerJSON(r) // builtins_json.go
+	registerJSON(r)           // builtins_json.go
+	registerJSONQueryArray(r) // builtins_json_array.go
 	registerCollections(r)
 	registerString2(r)                    // builtins_string2.go
 	registerSession(r)                    // builtins_string2.go

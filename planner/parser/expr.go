@@ -130,6 +130,15 @@ func (p *parser) parsePredicate() (ast.Expr, error) {
 			if n.kind != tIdent || (n.upper != "BETWEEN" && n.upper != "LIKE" && n.upper != "ILIKE" && n.upper != "SIMILAR" && n.upper != "IN") {
 				return left, nil
 			}
+		case "OVERLAPS":
+			// (t1, t2) OVERLAPS (t3, t4): the validator checks the rows
+			p.p++
+			right, err := p.parseAdditive()
+			if err != nil {
+				return nil, err
+			}
+			left = &ast.Binary{Pos: pos, Op: "OVERLAPS", Left: left, Right: right}
+			continue
 		case "BETWEEN", "LIKE", "ILIKE", "SIMILAR", "IN":
 		default:
 			return left, nil

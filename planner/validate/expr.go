@@ -497,6 +497,9 @@ func (b *binder) unary(x *ast.Unary) (logical.Expr, error) {
 var binaryNames = map[string]string{"%": "MOD", "||": "CONCAT", "!=": "<>"}
 
 func (b *binder) binary(x *ast.Binary) (logical.Expr, error) {
+	if x.Op == "OVERLAPS" {
+		return b.overlaps(x) // overlaps.go
+	}
 	l, err := b.expr(x.Left)
 	if err != nil {
 		return nil, err

@@ -70,12 +70,17 @@ func (b *binder) jsonCall(x *ast.JSONCall) (logical.Expr, error) {
 		if len(args) != 2 {
 			return nil, posErr(x.Pos, "Invalid number of arguments to function 'JSON_QUERY'. Was expecting 2 arguments")
 		}
+		name := "JSON_QUERY"
 		if x.Returning != nil {
 			rt, err := resolveType(x.Returning)
 			if err != nil {
 				return nil, err
 			}
-			if !rt.IsString() {
+			switch {
+			case rt.IsString():
+			case rt.Kind == types.Array && rt.Elem != nil && rt.Elem.IsString():
+				name = "$JSON_QUERY_ARRAY" // core/function/builtins_json_array.go
+			default:
 				return nil, unsupported("JSON_QUERY RETURNING " + rt.String())
 			}
 		}
@@ -83,7 +88,7 @@ func (b *binder) jsonCall(x *ast.JSONCall) (logical.Expr, error) {
 		if wrapper == "" {
 			wrapper = "WITHOUT ARRAY"
 		}
-		return b.call(x.Pos, "JSON_QUERY", args[0], args[1], str(wrapper), str(kind(x.OnEmpty, "NULL")), str(kind(x.OnError, "NULL")))
+		return b.call(x.Pos, name, args[0], args[1], str(wrapper), str(kind(x.OnEmpty, "NULL")), str(kind(x.OnError, "NULL")))
 	case "JSON_EXISTS":
 		if len(args) != 2 {
 			return nil, posErr(x.Pos, "Invalid number of arguments to function 'JSON_EXISTS'. Was expecting 2 arguments")
