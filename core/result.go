@@ -95,19 +95,43 @@ func (r *TableResult) Rows() [][]any {
 	return r.rows
 }
 
-// Collect iterates over the rows in order.
+// Collect iterates over the rows in order (for a streaming query: each
+// change as it arrives, without its row kind; see Changes), as values for
+// Go code; each row is a new slice the caller may keep:
+//
+//	BOOLEAN, TINYINT … BIGINT   bool, int8, int16, int32, int64
+//	FLOAT, DOUBLE               float32, float64
+//	DECIMAL(p, s)               core.Decimal (exact, with its scale: String() "49.90", Rat, Float64)
+//	CHAR, VARCHAR, STRING       string
+//	BINARY, VARBINARY, BYTES    []byte
+//	DATE                        time.Time, midnight UTC
+//	TIME(p)                     time.Duration since midnight
+//	TIMESTAMP(p)                time.Time in UTC showing the wall clock (the zone is not part of the value)
+//	TIMESTAMP_LTZ(p)            time.Time, the instant, in the session zone (table.local-time-zone)
+//	INTERVAL DAY TO SECOND      time.Duration
+//	INTERVAL YEAR TO MONTH      int32 months
+//	ARRAY<T>, ROW<…>            []any of these values
+//	MAP<K, V>                   *types.MapValue of these values
+//	NULL                        nil
+//
+// Rows returns the canonical values of package types instead (what
+// Format takes).
 func (r *TableResult) Collect() iter.Seq[Row] {
+	loc := r.loc
+	if loc == nil {
+		loc = time.UTC
+	}
 	return func(yield func(Row) bool) {
 		if r.changes != nil {
 			for _, row := range r.Changes() {
-				if !yield(row) {
+				if !yield(collectRow(row, r.schema, loc)) {
 					return
 				}
 			}
 			return
 		}
 		for _, row := range r.rows {
-			if !yield(row) {
+			if !yield(collectRow(row, r.schema, loc)) {
 				return
 			}
 		}

@@ -278,7 +278,7 @@ func Run(ctx context.Context, recs []Record, mode Mode, dir string) Result {
 func FormatRows(tr *core.TableResult) []string {
 	schema := tr.Schema()
 	out := []string{}
-	for row := range tr.Collect() {
+	for _, row := range tr.Rows() { // canonical values, as Format takes
 		vals := make([]string, len(schema))
 		for i := range schema {
 			var v any
