@@ -5,9 +5,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -213,4 +215,66 @@ func TestParquetPartitionedAndRolling(t *testing.T) {
 	require.True(t, strings.HasPrefix(got[1], "odd"), got[1])
 	total := printedRows(t, e, "SELECT COUNT(*), COUNT(DISTINCT k) FROM p")
 	require.Equal(t, []string{"5000|5000"}, total)
+}
+
+// python3 with pyarrow, or a skip (a failure under CI, where .ci/run
+// installs it).
+func pyarrow(t *testing.T) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err == nil {
+		err = exec.Command(py, "-c", "import pyarrow.parquet").Run()
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("pyarrow is missing (.ci/run installs it): %v", err)
+		}
+		t.Skipf("python3 with pyarrow is missing: %v", err)
+	}
+	return py
+}
+
+// TestParquetWithPyarrow checks tablerun's Parquet against another
+// implementation: pyarrow reads the files tablerun wrote (every type, in
+// the default INT96 and in the INT64 timestamp encodings) and shows the
+// values it sees, then writes them again in its own encoding (INT64
+// timestamps, its list and map layouts), which tablerun reads back equal
+// to the rows it wrote.
+func TestParquetWithPyarrow(t *testing.T) {
+	py := pyarrow(t)
+	for _, extra := range []string{"", ", 'parquet.write.int64.timestamp' = 'true', 'parquet.timestamp.time.unit' = 'nanos', 'parquet.compression' = 'ZSTD'"} {
+		e := batchEnv(t)
+		dir := t.TempDir()
+		createAllTypes(t, e, "pq", dir+"/tr", extra)
+		run(t, e, "INSERT INTO pq "+allTypesRows)
+		script := `
+import sys, glob, pyarrow as pa, pyarrow.parquet as pq
+files = [f for f in glob.glob(sys.argv[1] + "/*") if not f.split("/")[-1].startswith((".", "_"))]
+t = pa.concat_tables([pq.read_table(f, coerce_int96_timestamp_unit="ns") for f in files]).sort_by([("i", "ascending")])
+for name in ["i", "s", "dec3", "ts3", "dt", "tm", "arr", "m", "r"]:
+    print(name, t.column(name).to_pylist())
+print("ts9", t.column("ts9").cast(pa.int64()).to_pylist())
+pq.write_table(t, sys.argv[2] + "/pyarrow.parquet")
+`
+		out, err := exec.Command(py, "-c", script, dir+"/tr", dir).CombinedOutput()
+		require.NoError(t, err, string(out))
+		seen := string(out)
+		for _, want := range []string{
+			"i [-7, 2147483647, None]",
+			`s ['', 'héllo, "world"', None]`,
+			"dec3 [Decimal('-1E-10'), Decimal('1234567890123456789012345678.0123456789'), None]",
+			"ts3 [datetime.datetime(1700, 10, 4, 0, 0, 0, 1000), datetime.datetime(2024, 2, 29, 12, 34, 56, 789000), None]",
+			fmt.Sprintf("ts9 [1, %d, None]", time.Date(2261, 12, 31, 23, 59, 59, 999999999, time.UTC).UnixNano()),
+			"dt [datetime.date(1, 1, 1), datetime.date(2024, 2, 29), None]",
+			"tm [datetime.time(0, 0), datetime.time(23, 59, 59, 999000), None]",
+			"arr [[None], [1, None, 3], None]",
+			"m [[('', 0)], [('k1', 1), ('k2', None)], None]",
+			"r [{'x': None, 'y': None, 'z': None}, {'x': 7, 'y': 'seven', 'z': [0.5, None]}, None]",
+		} {
+			require.Contains(t, seen, want, "pyarrow sees:\n%s", seen)
+		}
+		run(t, e, "CREATE TABLE back ("+allTypesColumns+") WITH ('connector' = 'filesystem', 'path' = '"+dir+"/pyarrow.parquet', 'format' = 'parquet')")
+		want := printedRows(t, e, "SELECT * FROM ("+allTypesRows+") ORDER BY i NULLS FIRST")
+		require.Equal(t, want, printedRows(t, e, "SELECT * FROM back ORDER BY i NULLS FIRST"))
+	}
 }
