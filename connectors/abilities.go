@@ -1,6 +1,8 @@
 package connectors
 
 import (
+	"github.com/tablerun/tablerun/connectors/filesystem"
+	"github.com/tablerun/tablerun/connectors/filesystem/parquet"
 	"github.com/tablerun/tablerun/connectors/nexmark"
 	"github.com/tablerun/tablerun/core/catalog"
 	"github.com/tablerun/tablerun/core/changelog"
@@ -31,10 +33,51 @@ func (datagenFactory) Abilities(t *catalog.ResolvedTable) catalog.Abilities {
 }
 
 // Abilities implements AbilitiesFactory: bounded unless
-// 'source.monitor-interval' is set; writes insert only.
+// 'source.monitor-interval' is set; writes insert only. Filters are
+// pushed partially (filesystem/pushdown.go): those on partition columns
+// skip partitions, and with the parquet format those on columns with
+// statistics skip row groups; the plan keeps every filter.
 func (filesystemFactory) Abilities(t *catalog.ResolvedTable) catalog.Abilities {
 	_, monitor := t.Table.Options["source.monitor-interval"]
-	return boundedSource(!monitor, false)
+	a := boundedSource(!monitor, false)
+	physical := t.PhysicalSchema()
+	parquetFormat := t.Table.Options["format"] == "parquet"
+	keys := map[int]bool{}
+	for _, k := range t.Table.PartitionKeys {
+		for i, f := range physical {
+			if f.Name == k {
+				keys[i] = true
+			}
+		}
+	}
+	if !parquetFormat && len(keys) == 0 {
+		return a
+	}
+	a.ApplyFilters = func(filters []catalog.Expression) catalog.FilterResult {
+		var res catalog.FilterResult
+		for i, f := range filters {
+			res.Remaining = append(res.Remaining, i)
+			p, ok := filesystem.PushableFilter(f, physical)
+			if ok && (parquetFormat || onlyColumns(p, keys)) {
+				res.Accepted = append(res.Accepted, i)
+			}
+		}
+		return res
+	}
+	return a
+}
+
+// onlyColumns reports a predicate that reads only the columns in cols.
+func onlyColumns(p parquet.Predicate, cols map[int]bool) bool {
+	if p.Or != nil {
+		for _, q := range p.Or {
+			if !onlyColumns(q, cols) {
+				return false
+			}
+		}
+		return true
+	}
+	return cols[p.Column]
 }
 
 // Abilities implements AbilitiesFactory: bounded when the generator stops

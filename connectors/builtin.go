@@ -10,6 +10,7 @@ import (
 	"github.com/tablerun/tablerun/connectors/blackhole"
 	"github.com/tablerun/tablerun/connectors/datagen"
 	"github.com/tablerun/tablerun/connectors/filesystem"
+	"github.com/tablerun/tablerun/connectors/filesystem/parquet"
 	"github.com/tablerun/tablerun/connectors/print"
 	"github.com/tablerun/tablerun/connectors/values"
 	"github.com/tablerun/tablerun/core/catalog"
@@ -196,6 +197,13 @@ func (f filesystemFactory) CreateSource(cx *Context, spec SourceSpec) (vectorize
 		return nil, err
 	}
 	src.SetReadFields(spec.ReadFields)
+	var filter []parquet.Predicate
+	for _, e := range spec.Filters {
+		if p, ok := filesystem.PushableFilter(e, spec.Table.PhysicalSchema()); ok {
+			filter = append(filter, p)
+		}
+	}
+	src.SetFilter(filter)
 	return src, nil
 }
 

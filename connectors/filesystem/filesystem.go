@@ -368,6 +368,21 @@ func (s *Source) SetFilter(p []parquet.Predicate) { s.filter = p }
 // skips into st.
 func (s *Source) SetStats(st *parquet.Stats) { s.stats = st }
 
+// pruned reports a file of a partition the filter excludes.
+func (s *Source) pruned(name string) bool {
+	if s.parts == nil || len(s.filter) == 0 {
+		return false
+	}
+	vals, ok := s.parts.keyValues(s.cfg.Path, name)
+	if !ok || partitionMayMatch(s.filter, vals) {
+		return false
+	}
+	if s.stats != nil {
+		s.stats.FilesSkipped++
+	}
+	return true
+}
+
 // fileFilter is the filter on the columns of the files: for a partitioned
 // table, the conjuncts on data columns with their indexes in the data
 // schema.
@@ -435,6 +450,9 @@ func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 		for _, name := range s.files {
 			if s.pos.isFinished(name) {
 				continue // read before (or before the restored checkpoint)
+			}
+			if s.pruned(name) {
+				continue
 			}
 			s.pos.begin(name)
 			if err := s.runFile(ctx, name, out); err != nil {

@@ -278,3 +278,32 @@ pq.write_table(t, sys.argv[2] + "/pyarrow.parquet")
 		require.Equal(t, want, printedRows(t, e, "SELECT * FROM back ORDER BY i NULLS FIRST"))
 	}
 }
+
+// TestParquetFilterPushDownSQL: the planner pushes the conjuncts the
+// source can use into the scan (EXPLAIN's filter=[…]) and keeps them
+// above it, so the result is exact whatever the row groups hold; a
+// partitioned table skips the partitions a filter on its keys excludes.
+func TestParquetFilterPushDownSQL(t *testing.T) {
+	e := batchEnv(t)
+	dir := t.TempDir()
+	run(t, e, "CREATE TABLE p (k BIGINT, s STRING, dt STRING) PARTITIONED BY (dt) WITH ('connector' = 'filesystem', 'path' = '"+dir+"', 'format' = 'parquet', 'parquet.block.size' = '4kb')")
+	run(t, e, "CREATE TEMPORARY TABLE gen (k BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '20000', 'fields.k.kind' = 'sequence', 'fields.k.start' = '0', 'fields.k.end' = '19999')")
+	run(t, e, "INSERT INTO p SELECT k, CAST(k AS STRING), IF(k < 10000, 'a', 'b') FROM gen")
+	plan := printedRows(t, e, "EXPLAIN SELECT COUNT(*) FROM p WHERE k >= 100 AND k < 300 AND dt = 'a' AND s LIKE '1%'")
+	text := strings.Join(plan, "\n")
+	require.Contains(t, text, "filter=[")
+	require.Contains(t, text, ">=(k, 100")
+	require.NotContains(t, text, "filter=[LIKE", "LIKE is not pushed")
+	require.Equal(t, []string{"100"}, printedRows(t, e, "SELECT COUNT(*) FROM p WHERE k >= 100 AND k < 300 AND dt = 'a' AND s LIKE '1%'"))
+	require.Equal(t, []string{"0"}, printedRows(t, e, "SELECT COUNT(*) FROM p WHERE k < 300 AND dt = 'b'"))
+	require.Equal(t, []string{"10000"}, printedRows(t, e, "SELECT COUNT(*) FROM p WHERE dt = 'b' OR k IS NULL"))
+	require.Equal(t, []string{"2"}, printedRows(t, e, "SELECT COUNT(*) FROM p WHERE k IN (5, 19999, 50000)"))
+	// A csv table pushes only filters on partition keys.
+	cdir := t.TempDir()
+	run(t, e, "CREATE TABLE c (k BIGINT, dt STRING) PARTITIONED BY (dt) WITH ('connector' = 'filesystem', 'path' = '"+cdir+"', 'format' = 'csv')")
+	run(t, e, "INSERT INTO c VALUES (1, 'a'), (2, 'b')")
+	text = strings.Join(printedRows(t, e, "EXPLAIN SELECT k FROM c WHERE dt = 'b' AND k > 0"), "\n")
+	require.Contains(t, text, "filter=[=(dt")
+	require.NotContains(t, text, ">(k, 0)]")
+	require.Equal(t, []string{"2"}, printedRows(t, e, "SELECT k FROM c WHERE dt = 'b' AND k > 0"))
+}

@@ -494,3 +494,34 @@ func (r *partitionReader) dataReadFields(rf [][]bool) [][]bool {
 	}
 	return out
 }
+
+// keyValues returns the partition values of file name (under root) by
+// physical column index, for partition pruning; ok is false when the path
+// does not tell them (then the file is read).
+func (r *partitionReader) keyValues(root, name string) (map[int]any, bool) {
+	rel, err := filepath.Rel(root, filepath.Dir(name))
+	if err != nil {
+		return nil, false
+	}
+	vals := map[string]string{}
+	for _, seg := range strings.Split(filepath.ToSlash(rel), "/") {
+		if k, v, ok := strings.Cut(seg, "="); ok {
+			vals[unescapePath(k)] = unescapePath(v)
+		}
+	}
+	out := map[int]any{}
+	for j, c := range r.keyCols {
+		text, ok := vals[r.keys[j]]
+		if !ok {
+			return nil, false
+		}
+		var v any
+		if text != r.defName {
+			if v, err = textconv.ParseScalar([]byte(text), r.physical[c].Type, textconv.SQL); err != nil {
+				return nil, false
+			}
+		}
+		out[c] = v
+	}
+	return out, true
+}

@@ -37,7 +37,26 @@ type ReadSpec struct {
 // Stats counts what readers did.
 type Stats struct {
 	RowGroupsRead, RowGroupsSkipped int
+	// FilesSkipped counts the files of partitions the filter excluded.
+	FilesSkipped int
+	// BytesRead counts the bytes read from Parquet files (footers
+	// included).
+	BytesRead int64
 }
+
+// countingReader counts the bytes read through ReadAt.
+type countingReader struct {
+	r pq.ReaderAtSeeker
+	n *int64
+}
+
+func (c countingReader) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	*c.n += int64(n)
+	return n, err
+}
+
+func (c countingReader) Seek(off int64, whence int) (int64, error) { return c.r.Seek(off, whence) }
 
 // Reader reads the projected columns of one Parquet file as record batches.
 type Reader struct {
@@ -75,6 +94,9 @@ func NewReader(r pq.ReaderAtSeeker, name string, spec ReadSpec, opts Options) (*
 	out, err := types.ArrowSchema(outT)
 	if err != nil {
 		return nil, err
+	}
+	if spec.Stats != nil {
+		r = countingReader{r: r, n: &spec.Stats.BytesRead}
 	}
 	pf, err := file.NewParquetReader(r, file.WithReadProps(pq.NewReaderProperties(mem)))
 	if err != nil {

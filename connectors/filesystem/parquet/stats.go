@@ -325,3 +325,51 @@ func inRange(v any, op Op, lo, hi bound, t types.Type) bool {
 	}
 	return true
 }
+
+// ValueMayMatch evaluates a predicate (not an Or) on a single value v (nil:
+// NULL), such as a partition's: false when v cannot satisfy it.
+func ValueMayMatch(p Predicate, v any) bool {
+	switch p.Op {
+	case IsNull:
+		return v == nil
+	case IsNotNull:
+		return v != nil
+	}
+	if v == nil {
+		return false
+	}
+	if b, ok := v.(bool); ok {
+		eq := func(x any) bool { y, ok := x.(bool); return !ok || y == b }
+		ne := func(x any) bool { y, ok := x.(bool); return !ok || y != b }
+		switch p.Op {
+		case Eq:
+			return len(p.Values) != 1 || eq(p.Values[0])
+		case Ne:
+			return len(p.Values) != 1 || ne(p.Values[0])
+		case In:
+			for _, x := range p.Values {
+				if eq(x) {
+					return true
+				}
+			}
+			return false
+		}
+		return true
+	}
+	b, ok := asBound(v)
+	if !ok {
+		return true
+	}
+	if p.Op == In {
+		for _, x := range p.Values {
+			if inRange(x, Eq, b, b, types.Type{}) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(p.Values) != 1 {
+		return true
+	}
+	return inRange(p.Values[0], p.Op, b, b, types.Type{})
+}

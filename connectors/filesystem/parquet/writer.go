@@ -100,6 +100,9 @@ type Writer struct {
 	// Arrow size of the rows written into it (pages are encoded, and
 	// counted by arrow-go, only when they fill up).
 	buffered int64
+	// full: the row group in progress reached the block size; the next
+	// Write starts another (not Close: no empty last group).
+	full bool
 }
 
 // NewWriter starts a Parquet file on w for rows of schema.
@@ -151,17 +154,18 @@ func (w *Writer) Write(rec arrow.RecordBatch) error {
 		c.Release()
 	}
 	defer out.Release()
+	if w.full {
+		if err := w.fw.NewBufferedRowGroupChecked(); err != nil {
+			return fmt.Errorf("parquet writer: %w", err)
+		}
+		w.full, w.buffered = false, 0
+	}
 	if err := w.fw.WriteBuffered(out); err != nil {
 		return fmt.Errorf("parquet writer: %w", err)
 	}
 	w.rows += int(rec.NumRows())
 	w.buffered += approxSize(rec)
-	if w.rowGroupSize() >= w.opts.BlockSize {
-		if err := w.fw.NewBufferedRowGroupChecked(); err != nil {
-			return fmt.Errorf("parquet writer: %w", err)
-		}
-		w.buffered = 0
-	}
+	w.full = w.rowGroupSize() >= w.opts.BlockSize
 	return nil
 }
 
