@@ -265,6 +265,11 @@ func runScript(ctx context.Context, env *core.TableEnvironment, script string, o
 	}
 	code := 0
 	for _, st := range stmts {
+		if strings.EqualFold(strings.TrimSpace(st.Text), "HELP") {
+			// the client command, as in the shell
+			fmt.Fprint(errOutIfData(out, errOut, format), shell.HelpText+"\n")
+			continue
+		}
 		res, err := env.ExecuteSQL(ctx, st.Text)
 		if err != nil {
 			if ctx.Err() != nil || core.IsCanceled(err) {
@@ -315,6 +320,15 @@ func runScript(ctx context.Context, env *core.TableEnvironment, script string, o
 		}
 	}
 	return code
+}
+
+// errOutIfData is where text for people goes: out in the tableau layout,
+// errOut when out carries data (csv, json, arrow).
+func errOutIfData(out, errOut io.Writer, format string) io.Writer {
+	if format == shell.FormatTableau {
+		return out
+	}
+	return errOut
 }
 
 // returnsRows reports whether a statement's result has rows (a query,

@@ -63,7 +63,11 @@ func clientCommand(stmt string) command {
 	return cmdNone
 }
 
-// HelpText is what HELP; prints, as Flink's SQL client does.
+// HelpText is what HELP; prints: Flink's layout (the command, two tabs,
+// what it does) for the statements tablerun runs. Flink's ADD JAR, REMOVE
+// JAR and SHOW JARS are left out (there is no JVM: functions are written
+// in Python or JavaScript), and tablerun's own statements and the result
+// modes and --format of scripts are listed.
 const HelpText = "The following commands are available:\n" +
 	"\n" +
 	"HELP               \t\tPrints the available commands.\n" +
@@ -71,16 +75,18 @@ const HelpText = "The following commands are available:\n" +
 	"CLEAR              \t\tClears the current terminal.\n" +
 	"SET                \t\tSets a session configuration property. Syntax: \"SET '<key>'='<value>';\". Use \"SET;\" for listing all properties.\n" +
 	"RESET              \t\tResets a session configuration property. Syntax: \"RESET '<key>';\". Use \"RESET;\" for reset all session properties.\n" +
+	"SHOW EFFECTIVE CONFIGURATION\tShows every configuration option with its value and where it comes from (default, file, creation, set).\n" +
 	"INSERT INTO        \t\tInserts the results of a SQL SELECT query into a declared table sink.\n" +
 	"INSERT OVERWRITE   \t\tInserts the results of a SQL SELECT query into a declared table sink and overwrite existing data.\n" +
-	"SELECT             \t\tExecutes a SQL SELECT query on the Flink cluster.\n" +
+	"SELECT             \t\tExecutes a SQL SELECT query (in this process: tablerun is its own cluster).\n" +
 	"EXPLAIN            \t\tDescribes the execution plan of a query or table with the given name.\n" +
 	"BEGIN STATEMENT SET\t\tBegins a statement set. Syntax: \"BEGIN STATEMENT SET;\"\n" +
 	"END                \t\tEnds a statement set. Syntax: \"END;\"\n" +
-	"ADD JAR            \t\tAdds the specified jar file to the submitted jobs' classloader. Syntax: \"ADD JAR '<path_to_filename>.jar'\"\n" +
-	"REMOVE JAR         \t\tRemoves the specified jar file from the submitted jobs' classloader. Syntax: \"REMOVE JAR '<path_to_filename>.jar'\"\n" +
-	"SHOW JARS          \t\tShows the list of user-specified jar dependencies. This list is impacted by the --jar and --library startup options as well as the ADD/REMOVE JAR commands.\n" +
+	"CREATE FUNCTION    \t\tDefines a function written in Python or JavaScript. Syntax: \"CREATE [TEMPORARY] FUNCTION f(x INT) RETURNS INT LANGUAGE PYTHON|JAVASCRIPT AS $$ <code> $$;\"\n" +
+	"SHOW JOBS          \t\tLists the jobs of the session; STOP JOB '<id>' [WITH SAVEPOINT | WITH DRAIN] stops one.\n" +
 	"\n" +
+	"Result modes: SET 'sql-client.execution.result-mode' = 'table' (a live view updated in place), 'changelog' or 'tableau' (each change as it arrives).\n" +
+	"Scripts: tablerun -f script.sql (\"-\" for standard input), tablerun -e \"<statements>\"; --format csv|json|arrow writes query results as data to standard output.\n" +
 	"Hint: Make sure that a statement ends with \";\" for finalizing (multi-line) statements.\n" +
 	"You can also type any Flink SQL statement, please visit https://nightlies.apache.org/flink/flink-docs-stable/docs/dev/table/sql/overview/ for more details.\n"
 
