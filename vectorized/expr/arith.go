@@ -2,6 +2,7 @@ package expr
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -114,7 +115,14 @@ func newArith(op string, a, b node, t types.Type) node {
 
 func (n *arithNode) typ() types.Type { return n.t }
 func (n *arithNode) canFail() bool {
-	return (n.t.IsInteger() && (n.op == "/" || n.op == "MOD")) || anyCanFail(n.a, n.b)
+	return (n.t.IsInteger() && (n.op == "/" || n.op == "MOD") && !nonZeroIntLit(n.b)) || anyCanFail(n.a, n.b)
+}
+
+// nonZeroIntLit reports whether nd is an integer literal other than 0 or
+// NULL (a divisor that cannot fail).
+func nonZeroIntLit(nd node) bool {
+	v, ok := intLit(nd)
+	return ok && v != 0
 }
 
 func (n *arithNode) eval(rec arrow.RecordBatch, mem memory.Allocator) (arrow.Array, error) {
@@ -331,9 +339,65 @@ func arithVS[T number](op string, x []T, y T, out []T, isInt bool) {
 			}
 		}
 	case "MOD":
+		if isInt && y != 0 {
+			modConst(x, int64(y), out)
+			return
+		}
 		for i := range out {
 			out[i] = modNum(x[i], y, isInt)
 		}
+	}
+}
+
+// modConst writes x[i] % d (Java's sign: that of x[i]) for a constant
+// d != 0 without a hardware division per row: |x| mod |d| by the
+// round-up multiplicative inverse (Granlund and Montgomery, "Division by
+// invariant integers using multiplication", 1994), or a mask for a power
+// of two.
+func modConst[T number](x []T, d int64, out []T) {
+	ud := uint64(d)
+	if d < 0 {
+		ud = -ud
+	}
+	out = out[:len(x)]
+	if ud&(ud-1) == 0 { // a power of two, 1 included
+		mask := ud - 1
+		for i, v := range x {
+			n := int64(v)
+			u := uint64(n)
+			if n < 0 {
+				u = -u
+			}
+			r := int64(u & mask)
+			if n < 0 {
+				r = -r
+			}
+			out[i] = T(r)
+		}
+		return
+	}
+	l := uint(bits.Len64(ud - 1)) // ceil(log2 ud), 2 <= l <= 64
+	var hi uint64
+	if l < 64 {
+		hi = uint64(1)<<l - ud
+	} else {
+		hi = -ud
+	}
+	m, _ := bits.Div64(hi, 0, ud)
+	m++
+	for i, v := range x {
+		n := int64(v)
+		u := uint64(n)
+		if n < 0 {
+			u = -u
+		}
+		t, _ := bits.Mul64(m, u)
+		q := (t + (u-t)>>1) >> (l - 1)
+		r := int64(u - q*ud)
+		if n < 0 {
+			r = -r
+		}
+		out[i] = T(r)
 	}
 }
 

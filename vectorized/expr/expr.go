@@ -31,9 +31,11 @@ package expr
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/tablerun/tablerun/core/function"
@@ -139,17 +141,30 @@ func trueRows(a arrow.Array) []int32 {
 		return out
 	}
 	n := a.Len()
-	if b.NullN() == 0 {
-		for i := 0; i < n; i++ {
-			if b.Value(i) {
-				out = append(out, int32(i))
-			}
-		}
+	if n == 0 {
 		return out
 	}
-	for i := 0; i < n; i++ {
-		if b.IsValid(i) && b.Value(i) {
-			out = append(out, int32(i))
+	// Walk the value bitmap (ANDed with validity) a byte at a time.
+	off := b.Data().Offset()
+	vals := b.Data().Buffers()[1]
+	if vals == nil {
+		return out
+	}
+	mask := make([]byte, bitutil.BytesForBits(int64(n)))
+	bitutil.CopyBitmap(vals.Bytes(), off, n, mask, 0)
+	if b.NullN() > 0 {
+		if v := b.Data().Buffers()[0]; v != nil {
+			bitutil.BitmapAnd(mask, v.Bytes(), 0, int64(off), mask, 0, int64(n))
+		}
+	}
+	if r := n & 7; r != 0 {
+		mask[len(mask)-1] &= byte(1)<<r - 1
+	}
+	for bi, m := range mask {
+		base := int32(bi * 8)
+		for m != 0 {
+			out = append(out, base+int32(bits.TrailingZeros8(m)))
+			m &= m - 1
 		}
 	}
 	return out

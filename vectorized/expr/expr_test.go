@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -522,6 +523,80 @@ func TestFieldKernelWideRange(t *testing.T) {
 	for _, name := range []string{"YEAR", "QUARTER", "MONTH", "DAYOFMONTH", "DAYOFYEAR", "DAYOFWEEK", "HOUR", "MINUTE", "SECOND"} {
 		for _, a := range []logical.Expr{d, ts} {
 			checkAgainstOracle(t, mustCall(t, name, a), s, rec)
+		}
+	}
+}
+
+// TestFilterLosslessCast checks the comparison that skips the cast of
+// Flink's INT-typed MOD(BIGINT, INT) (v % 7 = 3 compares MOD(v, 7) with 3
+// as BIGINTs) against the oracle, including divisors where the cast must
+// stay, and that the cast is really dropped.
+func TestFilterLosslessCast(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	rows := randRows(r, testSchema, 300, 15)
+	rows[0][2], rows[1][2] = int64(math.MinInt64), int64(math.MaxInt64)
+	rec := buildRec(t, testSchema, rows)
+	defer rec.Release()
+	nn := func(t types.Type) types.Type { return t.WithNullable(false) }
+	for _, d := range []int64{7, -7, 1, math.MaxInt32, 3_000_000_000} {
+		for _, op := range []string{"=", "<>", "<", ">="} {
+			for _, k := range []int32{3, -2, 0} {
+				mod := mustCall(t, "MOD", col(2), lit(d, nn(types.BigIntT)))
+				cast := &logical.Cast{Arg: mod, T: types.IntT}
+				e := mustCall(t, op, cast, lit(k, nn(types.IntT)))
+				checkAgainstOracle(t, e, testSchema, rec)
+				e2 := mustCall(t, op, lit(k, nn(types.IntT)), cast)
+				checkAgainstOracle(t, e2, testSchema, rec)
+				e3 := mustCall(t, "AND", mustCall(t, ">", col(1), lit(int32(0), nn(types.IntT))), e)
+				checkAgainstOracle(t, e3, testSchema, rec)
+				sl := rec.NewSlice(5, 250)
+				checkAgainstOracle(t, e3, testSchema, sl)
+				sl.Release()
+			}
+		}
+	}
+	c := &compiler{input: testSchema, reg: testReg, ctx: testCtx}
+	mod := mustCall(t, "MOD", col(2), lit(int64(7), nn(types.BigIntT)))
+	n, err := c.compile(mustCall(t, "=", &logical.Cast{Arg: mod, T: types.IntT}, lit(int32(3), nn(types.IntT))))
+	require.NoError(t, err)
+	cmp, ok := n.(*cmpNode)
+	require.True(t, ok, "%T", n)
+	_, isMod := cmp.a.(*arithNode)
+	require.True(t, isMod, "the cast was kept: %T", cmp.a)
+	require.True(t, cmp.canSelect())
+}
+
+// TestModConst checks the division-free MOD by a constant against Go's %
+// on edge values and random ones, for divisors of every size and sign.
+func TestModConst(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	xs := []int64{0, 1, -1, 2, -2, 6, 7, -7, 8, math.MaxInt64, math.MinInt64, math.MinInt64 + 1, math.MaxInt32, math.MinInt32}
+	for i := 0; i < 2000; i++ {
+		xs = append(xs, int64(r.Uint64()), int64(r.Uint64()>>uint(r.IntN(64))))
+	}
+	ds := []int64{1, -1, 2, 3, 7, -7, 10, 16, 1000, 1 << 31, 1<<31 - 1, 1<<32 + 1, 1<<62 + 3, math.MaxInt64, math.MinInt64, -3}
+	for i := 0; i < 200; i++ {
+		if d := int64(r.Uint64() >> uint(r.IntN(64))); d != 0 {
+			ds = append(ds, d)
+		}
+	}
+	out := make([]int64, len(xs))
+	for _, d := range ds {
+		modConst(xs, d, out)
+		for i, x := range xs {
+			if want := x % d; out[i] != want {
+				t.Fatalf("%d mod %d: got %d, want %d", x, d, out[i], want)
+			}
+		}
+	}
+	x32 := []int32{0, 5, -5, math.MaxInt32, math.MinInt32, 12345, -98765}
+	o32 := make([]int32, len(x32))
+	for _, d := range []int64{3, -7, 1 << 20, math.MaxInt32, math.MinInt32} {
+		modConst(x32, d, o32)
+		for i, x := range x32 {
+			if want := int32(int64(x) % d); o32[i] != want {
+				t.Fatalf("int32 %d mod %d: got %d, want %d", x, d, o32[i], want)
+			}
 		}
 	}
 }

@@ -91,7 +91,9 @@ func (c *compiler) special(x *logical.Call, args []node) (node, error) {
 		}
 		return newDecArith(x.Name, args[0], args[1], x.T), nil
 	case "=", "<>", "<", "<=", ">", ">=":
-		return newCompare(x.Name, args[0], args[1], x.T), nil
+		a, b := dropLosslessCast(args[0], args[1])
+		b, a = dropLosslessCast(b, a)
+		return newCompare(x.Name, a, b, x.T), nil
 	case "COALESCE":
 		for i, a := range args {
 			n, err := c.coerce(a, x.T)
