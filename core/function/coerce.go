@@ -325,3 +325,35 @@ func CanCast(from, to types.Type) bool {
 	}
 	return false
 }
+
+// ComparisonType returns the type the operands of one comparison are cast
+// to when they are compared together, as Calcite's type coercion does for
+// BETWEEN (all three operands at once) and binary comparisons: their
+// common type, or, where strings meet date/time values, the date/time type
+// (a string compares with a date/time by being cast to it). ok is false
+// when the operands do not compare.
+func ComparisonType(ts ...types.Type) (types.Type, bool) {
+	if t, ok := CommonType(ts...); ok {
+		return t, true
+	}
+	var temporal []types.Type
+	nullable := false
+	for _, t := range ts {
+		nullable = nullable || t.Nullable()
+		switch {
+		case t.IsTemporal():
+			temporal = append(temporal, t)
+		case t.IsString(), t.Kind == types.Null:
+		default:
+			return types.Type{}, false
+		}
+	}
+	if len(temporal) == 0 {
+		return types.Type{}, false
+	}
+	t, ok := CommonType(temporal...)
+	if !ok {
+		return types.Type{}, false
+	}
+	return t.WithNullable(nullable), true
+}

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
 )
@@ -106,7 +107,7 @@ func (r *ReduceExpressions) fold(x logical.Expr) logical.Expr {
 	case *logical.Call:
 		switch e.Name {
 		case "AND", "OR":
-			out := simplifyAndOr(e, e.Name == "OR")
+			out := simplifyAndOr(e, e.Name == "OR", r.fails)
 			if c, ok := out.(*logical.Call); ok && allLiterals(c.Args) {
 				return r.evaluate(c)
 			}
@@ -149,6 +150,27 @@ func (r *ReduceExpressions) evaluate(x logical.Expr) logical.Expr {
 	return &logical.Literal{Value: v, T: x.Type()}
 }
 
+// fails reports whether e holds a constant sub-expression that folding
+// left in place: a deterministic call or a cast of literals only, which is
+// left unfolded only when evaluating it failed.
+func (r *ReduceExpressions) fails(e logical.Expr) bool {
+	found := false
+	logical.Walk(e, func(x logical.Expr) bool {
+		switch c := x.(type) {
+		case *logical.Cast:
+			if _, ok := c.Arg.(*logical.Literal); ok {
+				found = true
+			}
+		case *logical.Call:
+			if c.Name != "AND" && c.Name != "OR" && allLiterals(c.Args) && r.foldable(c) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
 func allLiterals(es []logical.Expr) bool {
 	for _, a := range es {
 		if _, ok := a.(*logical.Literal); !ok {
@@ -161,14 +183,32 @@ func allLiterals(es []logical.Expr) bool {
 // simplifyAndOr drops neutral operands (TRUE for AND, FALSE for OR) and
 // collapses the call to its absorbing value (FALSE for AND, TRUE for OR)
 // when an operand is that literal. isOr selects OR.
-func simplifyAndOr(e *logical.Call, isOr bool) logical.Expr {
+//
+// An operand before the absorbing one that fails when evaluated (it holds
+// a constant that folding could not evaluate: CAST('x' AS TIME)) is kept
+// with everything up to the absorbing operand: evaluation meets it first
+// and fails, so folding must not turn the failure into a value (the
+// results would depend on the optimizer). fails may be nil.
+func simplifyAndOr(e *logical.Call, isOr bool, fails func(logical.Expr) bool) logical.Expr {
 	neutral, absorbing := isTrue, isFalse
 	if isOr {
 		neutral, absorbing = isFalse, isTrue
 	}
 	var kept []logical.Expr
-	for _, a := range e.Args {
+	for i, a := range e.Args {
 		if absorbing(a) {
+			if fails != nil {
+				for _, b := range e.Args[:i] {
+					if fails(b) {
+						if i+1 == len(e.Args) {
+							return e
+						}
+						c := *e
+						c.Args = e.Args[:i+1]
+						return &c
+					}
+				}
+			}
 			return boolLit(isOr, e.T)
 		}
 		if !neutral(a) {
@@ -228,4 +268,11 @@ func simplifyCase(e *logical.Case) logical.Expr {
 		return e
 	}
 	return &logical.Case{Whens: whens, Else: elseExpr, T: e.T}
+}
+
+// FoldExpr is ReduceExpressions applied to one expression: what constant
+// folding makes of e (tests compare it with evaluating e at run time).
+func FoldExpr(reg *function.Registry, ctx *function.EvalContext, e logical.Expr) logical.Expr {
+	out, _ := (&ReduceExpressions{env: &Env{Functions: reg, Eval: ctx}}).reduce(e)
+	return out
 }

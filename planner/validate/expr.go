@@ -528,6 +528,13 @@ func (b *binder) between(x *ast.Between) (logical.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The three operands are coerced together, as Calcite's
+	// betweenCoercion does: 'a' BETWEEN TIME '…' AND '' compares TIMEs on
+	// both sides, not a TIME on one and strings on the other (which made
+	// the result depend on which side constant folding reached first).
+	if ct, ok := function.ComparisonType(v.Type(), lo.Type(), hi.Type()); ok && ct.Kind != types.Null {
+		v, lo, hi = coerce(v, ct), coerce(lo, ct), coerce(hi, ct)
+	}
 	rng := func(lo, hi logical.Expr) (logical.Expr, error) {
 		ge, err := b.call(x.Pos, ">=", v, lo)
 		if err != nil {
