@@ -37,7 +37,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/dop251/goja"
 
@@ -56,18 +55,19 @@ type program struct {
 	pool   *udf.Pool[*interp]
 }
 
-// interp is one runtime running the program.
+// interp is one runtime running the program; it is the udf.Interp of the
+// shared script driver (driver.go).
 type interp struct {
+	p     *program
 	rt    *goja.Runtime
 	entry goja.Value
 	fn    goja.Callable
 	watch *udf.Watch
 	// constructors used by conversions
 	dateCtor, mapCtor, u8Ctor goja.Value
-	argBuf                    []goja.Value
-	// cols holds the argument columns of CallArrow, reused across chunks.
-	cols [][]goja.Value
-	// driver runs CallArrow's row loops as nested calls (arrow.go).
+	// bufs holds the argument buffers of the driver, reused across calls.
+	bufs udf.CallBuffers[goja.Value]
+	// driver runs a chunk's row loop as nested calls (arrow.go).
 	driver goja.Callable
 }
 
@@ -131,34 +131,14 @@ func Compile(spec udf.Spec) (*function.Definition, error) {
 	}
 	p.pool.Put(first)
 
-	def := &function.Definition{
-		Name:             spec.Name,
-		Kind:             spec.Kind,
-		Infer:            udf.Infer(spec),
-		Nondeterministic: true,
-		Doc: function.Doc{
-			Summary: fmt.Sprintf("JavaScript %s function from %s", udf.KindName(spec.Kind), p.source),
-			Args:    spec.ParamList(),
-		},
-	}
-	switch spec.Kind {
-	case function.Scalar:
-		def.Eval = p.eval
-		udf.Register(def, p)
-	case function.Table:
-		def.Eval = udf.NotScalar(spec)
-		udf.Register(def, &tableFunc{p})
-	case function.Aggregate:
-		def.Eval = udf.NotScalar(spec)
-		a := &aggFunc{p: p}
+	script := &udf.Script[goja.Value, *interp]{Lang: lang, Spec: spec, Source: p.source, Params: p.params, Pool: p.pool,
+		Methods: [5]string{"createAccumulator", "accumulate", "retract", "merge", "getValue"}}
+	if spec.Kind == function.Aggregate {
 		proto := first.entry.ToObject(first.rt).Get("prototype").ToObject(first.rt)
-		a.retract = isFunc(proto.Get("retract"))
-		a.merge = isFunc(proto.Get("merge"))
-		udf.Register(def, a)
-	default:
-		return nil, fmt.Errorf("not supported yet: JavaScript function kind %d", spec.Kind)
+		script.CanRetract = isFunc(proto.Get("retract"))
+		script.CanMerge = isFunc(proto.Get("merge"))
 	}
-	return def, nil
+	return script.Definition()
 }
 
 func isFunc(v goja.Value) bool {
@@ -169,7 +149,7 @@ func isFunc(v goja.Value) bool {
 func (p *program) newInterp() (*interp, error) {
 	rt := goja.New()
 	rt.SetMaxCallStackSize(maxCallStack)
-	it := &interp{rt: rt}
+	it := &interp{p: p, rt: rt}
 	it.watch = udf.NewWatch(p.spec.CallTimeout(), func() { rt.Interrupt("timeout") })
 	installConsole(rt)
 	if _, err := it.run(func() (goja.Value, error) { return rt.RunProgram(p.prog) }); err != nil {
@@ -365,353 +345,6 @@ func exceptionText(v goja.Value) string {
 func (p *program) resultError(err error, args []any) error {
 	return &udf.Error{Lang: "JavaScript", Func: p.spec.Name, Source: p.source, Msg: err.Error(),
 		Input: udf.FormatInput(args, p.params)}
-}
-
-// evalCtx returns ctx, or a UTC context when ctx is nil.
-func evalCtx(ctx *function.EvalContext) *function.EvalContext {
-	if ctx == nil {
-		return &function.EvalContext{Loc: time.UTC}
-	}
-	return ctx
-}
-
-func locOf(ctx *function.EvalContext) *time.Location {
-	if ctx == nil || ctx.Loc == nil {
-		return time.UTC
-	}
-	return ctx.Loc
-}
-
-// eval is the scalar Definition.Eval.
-func (p *program) eval(ctx *function.EvalContext, _ function.CallTypes, args []any) (any, error) {
-	it, err := p.pool.Get()
-	if err != nil {
-		return nil, err
-	}
-	v, err := p.evalIn(it, ctx, args)
-	p.pool.Put(it)
-	return v, err
-}
-
-func (p *program) evalIn(it *interp, ctx *function.EvalContext, args []any) (any, error) {
-	if ctx == nil {
-		ctx = evalCtx(nil)
-	}
-	loc := locOf(ctx)
-	if cap(it.argBuf) < len(args) {
-		it.argBuf = make([]goja.Value, len(args))
-	}
-	jsArgs := it.argBuf[:len(args)]
-	for i, a := range args {
-		v, err := it.toJS(a, p.params[i], loc)
-		if err != nil {
-			return nil, err
-		}
-		jsArgs[i] = v
-	}
-	res, err := it.call(it.fn, goja.Undefined(), jsArgs...)
-	clear(jsArgs)
-	if err != nil {
-		return nil, p.callError(err, it, args, "")
-	}
-	if v, ok := fastResult(res, p.spec.Returns.Kind); ok {
-		return v, nil
-	}
-	v, err := udf.Coerce(ctx, lang, fromJS(res), p.spec.Returns)
-	if err != nil {
-		return nil, p.resultError(err, args)
-	}
-	return v, nil
-}
-
-// CallBatch implements udf.BatchFunc: the rows run in one borrowed runtime
-// (goja gains little from passing whole columns).
-func (p *program) CallBatch(ctx *function.EvalContext, args [][]any, n int) ([]any, error) {
-	ctx = evalCtx(ctx)
-	it, err := p.pool.Get()
-	if err != nil {
-		return nil, err
-	}
-	defer p.pool.Put(it)
-	out := make([]any, n)
-	row := make([]any, len(args))
-	for r := 0; r < n; r++ {
-		for c := range args {
-			row[c] = args[c][r]
-		}
-		if out[r], err = p.evalIn(it, ctx, row); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// Close releases the idle runtimes (udf.Release calls it).
-func (p *program) Close() { p.pool.Clear() }
-
-// ---- table functions ----
-
-type tableFunc struct{ p *program }
-
-var _ udf.TableFunc = (*tableFunc)(nil)
-
-// Close releases the idle runtimes.
-func (t *tableFunc) Close() { t.p.Close() }
-
-// Rows implements udf.TableFunc.
-func (t *tableFunc) Rows(ctx *function.EvalContext, args []any, emit func(row []any) error) error {
-	ctx = evalCtx(ctx)
-	p := t.p
-	it, err := p.pool.Get()
-	if err != nil {
-		return err
-	}
-	defer p.pool.Put(it)
-	loc := locOf(ctx)
-	jsArgs := make([]goja.Value, len(args))
-	for i, a := range args {
-		if jsArgs[i], err = it.toJS(a, p.params[i], loc); err != nil {
-			return err
-		}
-	}
-	res, err := it.call(it.fn, goja.Undefined(), jsArgs...)
-	if err != nil {
-		return p.callError(err, it, args, "")
-	}
-	return p.iterRows(it, ctx, res, func() []any { return args }, emit)
-}
-
-// iterRows runs the generator (or reads the array) a table function call
-// returned and emits its rows; argRow gives the call's arguments for
-// error messages.
-func (p *program) iterRows(it *interp, ctx *function.EvalContext, res goja.Value, argRow func() []any, emit func(row []any) error) error {
-	if res == nil || goja.IsUndefined(res) || goja.IsNull(res) {
-		return nil
-	}
-	obj, ok := res.(*goja.Object)
-	if !ok {
-		return p.resultError(fmt.Errorf("returned %s, not a generator or array", typeOf(res)), argRow())
-	}
-	produce := func(item goja.Value) error {
-		row, err := p.tableRow(ctx, item)
-		if err != nil {
-			return p.resultError(err, argRow())
-		}
-		return emit(row)
-	}
-	if obj.ClassName() == "Array" {
-		n := int(obj.Get("length").ToInteger())
-		for i := 0; i < n; i++ {
-			if err := produce(obj.Get(strconv.Itoa(i))); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	next, ok := goja.AssertFunction(obj.Get("next"))
-	if !ok {
-		return p.resultError(fmt.Errorf("returned %s, not a generator or array", typeOf(res)), argRow())
-	}
-	for {
-		r, err := it.call(next, obj)
-		if err != nil {
-			return p.callError(err, it, argRow(), "")
-		}
-		ro, ok := r.(*goja.Object)
-		if !ok {
-			return p.resultError(fmt.Errorf("iterator returned %s", typeOf(r)), argRow())
-		}
-		if ro.Get("done").ToBoolean() {
-			return nil
-		}
-		if err := produce(ro.Get("value")); err != nil {
-			return err
-		}
-	}
-}
-
-func (p *program) tableRow(ctx *function.EvalContext, item goja.Value) ([]any, error) {
-	fields := p.spec.Returns.Fields
-	v := fromJS(item)
-	if len(fields) == 1 {
-		if a, ok := v.([]any); ok && len(a) == 1 && fields[0].Type.Kind != types.Array && fields[0].Type.Kind != types.Row {
-			v = a[0]
-		}
-		if m, ok := v.(*udf.Map); ok && fields[0].Type.Kind != types.Map && fields[0].Type.Kind != types.Row {
-			c, err := udf.Coerce(ctx, lang, m, p.spec.Returns.WithNullable(false))
-			if err != nil {
-				return nil, err
-			}
-			return c.([]any), nil
-		}
-		c, err := udf.Coerce(ctx, lang, v, fields[0].Type)
-		if err != nil {
-			return nil, fmt.Errorf("column '%s': %w", fields[0].Name, err)
-		}
-		return []any{c}, nil
-	}
-	c, err := udf.Coerce(ctx, lang, v, p.spec.Returns.WithNullable(false))
-	if err != nil {
-		return nil, err
-	}
-	return c.([]any), nil
-}
-
-// ---- aggregate functions ----
-
-type aggFunc struct {
-	p              *program
-	retract, merge bool
-}
-
-var _ udf.AggregateFunc = (*aggFunc)(nil)
-
-// Close releases the idle runtimes.
-func (a *aggFunc) Close() { a.p.Close() }
-
-func (a *aggFunc) CanRetract() bool       { return a.retract }
-func (a *aggFunc) CanMerge() bool         { return a.merge }
-func (a *aggFunc) ResultType() types.Type { return a.p.spec.Returns }
-
-func (a *aggFunc) NewInstance(ctx *function.EvalContext) (udf.AggInstance, error) {
-	p := a.p
-	it, err := p.pool.Get()
-	if err != nil {
-		return nil, err
-	}
-	var obj *goja.Object
-	_, err = it.run(func() (goja.Value, error) {
-		o, err := it.rt.New(it.entry)
-		obj = o
-		return o, err
-	})
-	if err != nil {
-		p.pool.Put(it)
-		return nil, p.callError(err, it, nil, "creating the aggregate object")
-	}
-	in := &aggInstance{a: a, it: it, obj: obj, ctx: evalCtx(ctx)}
-	get := func(name string) goja.Callable {
-		f, _ := goja.AssertFunction(obj.Get(name))
-		return f
-	}
-	in.create, in.acc, in.ret, in.merge, in.get = get("createAccumulator"), get("accumulate"), get("retract"), get("merge"), get("getValue")
-	return in, nil
-}
-
-type aggInstance struct {
-	ctx                          *function.EvalContext
-	a                            *aggFunc
-	it                           *interp
-	obj                          *goja.Object
-	create, acc, ret, merge, get goja.Callable
-}
-
-// jsAcc holds an accumulator; methods that return a value other than
-// undefined replace it.
-type jsAcc struct{ v goja.Value }
-
-func (in *aggInstance) CreateAccumulator() (udf.Acc, error) {
-	v, err := in.it.call(in.create, in.obj)
-	if err != nil {
-		return nil, in.a.p.callError(err, in.it, nil, "createAccumulator")
-	}
-	return &jsAcc{v: v}, nil
-}
-
-func (in *aggInstance) update(m goja.Callable, name string, acc udf.Acc, args []any) error {
-	p := in.a.p
-	ja, ok := acc.(*jsAcc)
-	if !ok {
-		return fmt.Errorf("js: internal: foreign accumulator %T", acc)
-	}
-	vals := make([]goja.Value, len(args)+1)
-	vals[0] = ja.v
-	for i, a := range args {
-		v, err := in.it.toJS(a, p.params[i], locOf(in.ctx))
-		if err != nil {
-			return err
-		}
-		vals[i+1] = v
-	}
-	res, err := in.it.call(m, in.obj, vals...)
-	if err != nil {
-		return p.callError(err, in.it, args, name)
-	}
-	if res != nil && !goja.IsUndefined(res) {
-		ja.v = res
-	}
-	return nil
-}
-
-func (in *aggInstance) Accumulate(acc udf.Acc, args []any) error {
-	return in.update(in.acc, "accumulate", acc, args)
-}
-
-func (in *aggInstance) Retract(acc udf.Acc, args []any) error {
-	if in.ret == nil {
-		return fmt.Errorf("not supported yet: retraction by JavaScript aggregate function '%s' (its class defines no retract method)", in.a.p.spec.Name)
-	}
-	return in.update(in.ret, "retract", acc, args)
-}
-
-func (in *aggInstance) Merge(acc, other udf.Acc) error {
-	p := in.a.p
-	if in.merge == nil {
-		return fmt.Errorf("not supported yet: merging accumulators of JavaScript aggregate function '%s' (its class defines no merge method)", p.spec.Name)
-	}
-	ja, ok1 := acc.(*jsAcc)
-	jo, ok2 := other.(*jsAcc)
-	if !ok1 || !ok2 {
-		return fmt.Errorf("js: internal: foreign accumulator")
-	}
-	res, err := in.it.call(in.merge, in.obj, ja.v, jo.v)
-	if err != nil {
-		return p.callError(err, in.it, nil, "merge")
-	}
-	if res != nil && !goja.IsUndefined(res) {
-		ja.v = res
-	}
-	return nil
-}
-
-func (in *aggInstance) GetValue(acc udf.Acc) (any, error) {
-	p := in.a.p
-	ja, ok := acc.(*jsAcc)
-	if !ok {
-		return nil, fmt.Errorf("js: internal: foreign accumulator %T", acc)
-	}
-	res, err := in.it.call(in.get, in.obj, ja.v)
-	if err != nil {
-		return nil, p.callError(err, in.it, nil, "getValue")
-	}
-	v, err := udf.Coerce(in.ctx, lang, fromJS(res), p.spec.Returns)
-	if err != nil {
-		return nil, p.plainError("getValue " + err.Error())
-	}
-	return v, nil
-}
-
-func (in *aggInstance) Export(acc udf.Acc) (any, error) {
-	ja, ok := acc.(*jsAcc)
-	if !ok {
-		return nil, fmt.Errorf("js: internal: foreign accumulator %T", acc)
-	}
-	return fromJS(ja.v), nil
-}
-
-func (in *aggInstance) Import(v any) (udf.Acc, error) {
-	jv, err := in.it.plainToJS(v)
-	if err != nil {
-		return nil, fmt.Errorf("js: importing an accumulator: %w", err)
-	}
-	return &jsAcc{v: jv}, nil
-}
-
-func (in *aggInstance) Close() {
-	if in.it != nil {
-		in.a.p.pool.Put(in.it)
-		in.it = nil
-	}
 }
 
 // CheckSyntax compiles a JavaScript module's source without running it

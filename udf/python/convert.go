@@ -284,37 +284,6 @@ var lang = &udf.Lang{
 	},
 }
 
-// fastResult converts the common primitive results without the generic
-// path; ok is false when udf.Coerce must decide.
-func fastResult(o py.Object, k types.Kind) (any, bool) {
-	switch x := o.(type) {
-	case py.Int:
-		switch k {
-		case types.BigInt:
-			return int64(x), true
-		case types.Int:
-			if x >= -1<<31 && x < 1<<31 {
-				return int32(x), true
-			}
-		case types.Double:
-			return float64(x), true
-		}
-	case py.Float:
-		if k == types.Double {
-			return float64(x), true
-		}
-	case py.String:
-		if k == types.VarChar {
-			return string(x), true
-		}
-	case py.Bool:
-		if k == types.Boolean {
-			return bool(x), true
-		}
-	}
-	return nil, false
-}
-
 // sortedMap converts a Go map to a *udf.Map with sorted keys.
 func sortedMap(m map[string]any) *udf.Map {
 	keys := make([]string, 0, len(m))
