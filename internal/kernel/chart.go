@@ -138,6 +138,56 @@ func numeric(res *core.TableResult, v any, t types.Type) (float64, error) {
 	return f, nil
 }
 
+// maxLabel is the length beyond which an x label is shortened.
+const maxLabel = 14
+
+// shortLabels returns the labels as the x axis shows them: those longer
+// than limit characters cut to limit with "…" at the end, or else (when
+// that would make two different labels look the same, as
+// "mini-batch=true, size=1000" and "mini-batch=true, size=5000" would) in
+// the middle, keeping both ends; when neither keeps them apart they stay
+// whole. The full label is always the bar's tooltip.
+func shortLabels(labels []string, limit int) []string {
+	long := false
+	for _, l := range labels {
+		if len([]rune(l)) > limit {
+			long = true
+			break
+		}
+	}
+	if !long {
+		return labels
+	}
+	cuts := []func([]rune) string{
+		func(r []rune) string { return string(r[:limit-1]) + "…" },
+		func(r []rune) string {
+			head := (limit - 1) / 2
+			return string(r[:head]) + "…" + string(r[len(r)-(limit-1-head):])
+		},
+	}
+	for _, cut := range cuts {
+		out := make([]string, len(labels))
+		full := map[string]string{}
+		distinct := true
+		for i, l := range labels {
+			r := []rune(l)
+			out[i] = l
+			if len(r) > limit {
+				out[i] = cut(r)
+			}
+			if f, seen := full[out[i]]; seen && f != l {
+				distinct = false
+				break
+			}
+			full[out[i]] = l
+		}
+		if distinct {
+			return out
+		}
+	}
+	return labels
+}
+
 // RenderChart draws rows of res (of res's schema) as an SVG chart.
 func RenderChart(spec *ChartSpec, res *core.TableResult, rows [][]any) (string, error) {
 	schema := res.Schema()
@@ -171,6 +221,21 @@ func RenderChart(spec *ChartSpec, res *core.TableResult, rows [][]any) (string, 
 			}
 		}
 	}
+	// X labels: shortened only where that keeps them apart; labels that
+	// stay long make the chart taller instead of overflowing it.
+	shown := shortLabels(labels, maxLabel)
+	chartH := chartH
+	if spec.Kind != "scatter" {
+		longest := 0
+		for _, l := range shown {
+			longest = max(longest, len([]rune(l)))
+		}
+		// a rotated label of k characters needs about 4.3k pixels below
+		// the axis (6.6 pixels a character at 11px, sin 40°)
+		if extra := int(4.3*float64(longest)) + 20 - marginBot; extra > 0 {
+			chartH += extra
+		}
+	}
 	plotW := float64(chartW - marginL - marginR)
 	plotH := float64(chartH - marginTop - marginBot)
 	ylo, yhi, ystep := axisRange(ys, true)
@@ -196,12 +261,9 @@ func RenderChart(spec *ChartSpec, res *core.TableResult, rows [][]any) (string, 
 		band := plotW / math.Max(1, float64(n))
 		xCenter := func(i int) float64 { return float64(marginL) + band*(float64(i)+0.5) }
 		every := 1 + n/30
-		for i, l := range labels {
+		for i, l := range shown {
 			if i%every != 0 {
 				continue
-			}
-			if len([]rune(l)) > 14 {
-				l = string([]rune(l)[:13]) + "…"
 			}
 			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="end" transform="rotate(-40 %.1f %d)">%s</text>`+"\n",
 				xCenter(i), chartH-marginBot+14, xCenter(i), chartH-marginBot+14, html.EscapeString(l))

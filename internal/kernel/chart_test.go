@@ -81,3 +81,34 @@ func TestRenderChart(t *testing.T) {
 		})
 	}
 }
+
+// Long x labels are shortened only where they stay distinct: a common
+// prefix keeps both ends, and labels that cannot be told apart shortened
+// stay whole (the chart grows taller for them).
+func TestShortLabels(t *testing.T) {
+	require.Equal(t, []string{"a", "b"}, shortLabels([]string{"a", "b"}, 14))
+	require.Equal(t, []string{"Mechanical Ke…", "USB-C Cable"},
+		shortLabels([]string{"Mechanical Keyboard", "USB-C Cable"}, 14))
+	require.Equal(t, []string{"mini-b…ze=1000", "mini-b…ze=5000"},
+		shortLabels([]string{"mini-batch=true, size=1000", "mini-batch=true, size=5000"}, 14))
+	same := []string{"table.exec.a=1 table.exec.b=1", "table.exec.a=1 and table.exec.b=1"}
+	require.Equal(t, same, shortLabels(same, 14))
+
+	env := core.NewTableEnvironment(core.InBatchMode())
+	res, err := env.ExecuteSQL(context.Background(),
+		"SELECT * FROM (VALUES ('mini-batch=true, size=1000', 3), ('mini-batch=true, size=5000', 4)) AS t(k, v)")
+	require.NoError(t, err)
+	svg, err := RenderChart(&ChartSpec{Kind: "bar", X: "k", Y: []string{"v"}}, res, res.Rows())
+	require.NoError(t, err)
+	require.Contains(t, svg, ">mini-b…ze=1000</text>")
+	require.Contains(t, svg, ">mini-b…ze=5000</text>")
+	require.NotContains(t, svg, ">mini-batch=tr…</text>")
+
+	res, err = env.ExecuteSQL(context.Background(),
+		"SELECT * FROM (VALUES ('table.exec.a=1 table.exec.b=1', 3), ('table.exec.a=1 and table.exec.b=1', 4)) AS t(k, v)")
+	require.NoError(t, err)
+	svg, err = RenderChart(&ChartSpec{Kind: "bar", X: "k", Y: []string{"v"}}, res, res.Rows())
+	require.NoError(t, err)
+	require.Contains(t, svg, ">table.exec.a=1 and table.exec.b=1</text>")
+	require.NotContains(t, svg, `height="360"`) // taller than the default for the whole labels
+}

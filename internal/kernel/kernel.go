@@ -446,11 +446,19 @@ func (k *Kernel) execute(ctx context.Context, msg *Message) map[string]any {
 			if first {
 				typ = "display_data"
 			}
-			k.publish(msg, typ, map[string]any{"data": data, "metadata": map[string]any{}, "transient": map[string]any{"display_id": id}})
+			chartData, table := splitChart(data, chart)
+			k.publish(msg, typ, map[string]any{"data": table, "metadata": map[string]any{}, "transient": map[string]any{"display_id": id}})
+			if chartData != nil {
+				k.publish(msg, "display_data", map[string]any{"data": chartData, "metadata": map[string]any{}, "transient": map[string]any{}})
+			}
 		}
 	}
 	lastOut := ""
 	emit := func(data map[string]string, last bool) {
+		chartData, data := splitChart(data, chart)
+		if chartData != nil && !req.Silent {
+			k.publish(msg, "display_data", map[string]any{"data": chartData, "metadata": map[string]any{}, "transient": map[string]any{}})
+		}
 		if last {
 			lastOut = data["text/plain"]
 		}
@@ -592,6 +600,29 @@ func runCell(ctx context.Context, env *core.TableEnvironment, code string, chart
 		emit(data, last)
 	}
 	return nil
+}
+
+// splitChart separates a %chart cell's SVG from the table's bundle: one
+// output per MIME bundle, because a front end shows only the richest type
+// of a bundle (nbconvert and JupyterLab pick text/html over
+// image/svg+xml, which hid the chart). It returns nil and data unchanged
+// when data has no chart.
+func splitChart(data map[string]string, spec *ChartSpec) (chart, table map[string]string) {
+	svg, ok := data["image/svg+xml"]
+	if !ok {
+		return nil, data
+	}
+	table = make(map[string]string, len(data)-1)
+	for k, v := range data {
+		if k != "image/svg+xml" {
+			table[k] = v
+		}
+	}
+	alt := "[chart]"
+	if spec != nil {
+		alt = fmt.Sprintf("[%s chart of %s by %s]", spec.Kind, strings.Join(spec.Y, ", "), spec.X)
+	}
+	return map[string]string{"image/svg+xml": svg, "text/plain": alt}, table
 }
 
 func interrupted() *cellError {

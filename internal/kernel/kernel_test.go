@@ -275,8 +275,16 @@ func TestKernelProtocol(t *testing.T) {
 			"code": "%chart bar x=k y=v title=\"Totals\"\nSELECT * FROM (VALUES ('a', 1), ('b', 2)) AS t(k, v)",
 		})
 		require.Equal(t, "ok", r["status"])
+		// the chart and the table are separate outputs: a front end shows
+		// one MIME type per output, and prefers HTML to SVG
+		chart := content(t, pub[len(pub)-2])
+		require.Equal(t, "display_data", pub[len(pub)-2].Header.MsgType)
+		require.Contains(t, chart["data"].(map[string]any)["image/svg+xml"], "<svg")
+		require.Equal(t, "[bar chart of v by k]", chart["data"].(map[string]any)["text/plain"])
+		require.NotContains(t, chart["data"], "text/html")
+		require.Equal(t, "execute_result", pub[len(pub)-1].Header.MsgType)
 		data := content(t, pub[len(pub)-1])["data"].(map[string]any)
-		require.Contains(t, data["image/svg+xml"], "<svg")
+		require.NotContains(t, data, "image/svg+xml")
 		require.Contains(t, data["text/html"], "<table")
 		r, _ = c.request(c.shell, "execute_request", map[string]any{"code": "%chart pie x=k y=v\nSELECT 1"})
 		require.Equal(t, "error", r["status"])

@@ -85,3 +85,33 @@ func TestNotebooksExecute(t *testing.T) {
 		})
 	}
 }
+
+// TestNotebookChartInHTML converts the tour notebook to HTML with
+// `jupyter nbconvert --to html --execute`: its %chart cell's SVG must be
+// in the page (nbconvert shows one MIME type per output, preferring HTML,
+// so a chart sharing an output with its table was dropped), as must the
+// table.
+func TestNotebookChartInHTML(t *testing.T) {
+	jupyter, err := exec.LookPath("jupyter")
+	if err != nil || exec.Command(jupyter, "nbconvert", "--version").Run() != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("jupyter nbconvert is not installed; .ci/run installs it")
+		}
+		t.Skip("jupyter nbconvert is not installed (apt-get install jupyter-nbconvert python3-jupyter-client)")
+	}
+	jpath := testKernelspec(t)
+	out := t.TempDir()
+	abs, err := filepath.Abs(filepath.Join("..", "..", "notebooks", "tour.ipynb"))
+	require.NoError(t, err)
+	cmd := exec.Command(jupyter, "nbconvert", "--to", "html", "--execute",
+		"--ExecutePreprocessor.timeout=120", "--output-dir", out, abs)
+	cmd.Env = append(os.Environ(), jupyterEnv(jpath)...)
+	res, err := cmd.CombinedOutput()
+	require.NoError(t, err, "nbconvert:\n%s", res)
+	page, err := os.ReadFile(filepath.Join(out, "tour.html"))
+	require.NoError(t, err)
+	html := string(page)
+	require.Contains(t, html, "Revenue per customer") // the chart's title, inside the SVG
+	require.Regexp(t, `(?s)<svg[^>]*>.*Revenue per customer`, html)
+	require.Contains(t, html, "<table")
+}
