@@ -19,12 +19,12 @@ CREATE TABLE readings (
   'fields.sensor.start' = '101',
   'fields.sensor.end' = '112',
   'fields.temp.min' = '20.0',
-  'fields.temp.max' = '20.0'
+  'fields.temp.max' = '25.0'
 );
 
 DESCRIBE readings;
 
-SELECT sensor % 3 AS bucket, COUNT(*) AS n, SUM(id) AS id_sum, MIN(temp) AS min_temp
+SELECT sensor % 3 AS bucket, COUNT(*) AS n, SUM(id) AS id_sum, MIN(temp) >= 20.0 AS temp_ok
 FROM readings
 GROUP BY sensor % 3
 ORDER BY bucket;

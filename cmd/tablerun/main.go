@@ -44,6 +44,7 @@ import (
 	"github.com/tablerun/tablerun/core"
 	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/internal/bench"
+	"github.com/tablerun/tablerun/internal/flinkdiff"
 	"github.com/tablerun/tablerun/internal/kernel"
 	"github.com/tablerun/tablerun/internal/shell"
 	"github.com/tablerun/tablerun/planner/parser"
@@ -56,6 +57,11 @@ func main() {
 			os.Exit(kernel.Main(context.Background(), os.Args[2:], os.Stderr))
 		case "bench":
 			os.Exit(bench.Main(context.Background(), os.Args[2:], os.Stdout, os.Stderr))
+		case "diff":
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			code := flinkdiff.Main(ctx, os.Args[2:], os.Stdout, os.Stderr)
+			stop()
+			os.Exit(code)
 		case "help":
 			fmt.Fprint(os.Stdout, usage)
 			os.Exit(0)

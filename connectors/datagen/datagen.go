@@ -468,6 +468,9 @@ const hexChars = "0123456789abcdef"
 
 // randomGenerator makes the generator of a random field drawing from rng,
 // whose source is pcg.
+//
+// A FLOAT/DOUBLE range whose lower bound is not below its upper one is
+// Flink's runtime failure of commons-math's nextUniform(lower, upper).
 func randomGenerator(o optReader, pcg *rand.PCG, rng *rand.Rand, f types.Field, loc *time.Location) (*generator, error) {
 	t := f.Type
 	g := &generator{remaining: -1}
@@ -557,6 +560,10 @@ func randomGenerator(o optReader, pcg *rand.PCG, rng *rand.Rand, f types.Field, 
 		hi, err := o.float(key(f.Name, "max"), defHi)
 		if err != nil {
 			return nil, err
+		}
+		if lo >= hi && t.Kind != types.Decimal {
+			// as nextUniform(lower, upper) in Flink's generator
+			return nil, boundsError(strconv.FormatFloat(lo, 'f', -1, 64), strconv.FormatFloat(hi, 'f', -1, 64))
 		}
 		g.skip = func(n int) { skipNulls(rng, nullRate, n, func() { rng.Float64() }) }
 		if nullRate == 0 {
@@ -907,4 +914,10 @@ func sequenceGenerator(o optReader, rng *rand.Rand, f types.Field, loc *time.Loc
 		}
 	}
 	return g, nil
+}
+
+// boundsError is commons-math's NumberIsTooLargeException for a uniform
+// draw whose lower bound is not below its upper bound.
+func boundsError(lo, hi string) error {
+	return fmt.Errorf("org.apache.commons.math3.exception.NumberIsTooLargeException: lower bound (%s) must be strictly less than upper bound (%s)", lo, hi)
 }

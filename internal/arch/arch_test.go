@@ -27,9 +27,12 @@ func layer(pkg string) (rank int, group string) {
 		return 3, "exec"
 	case p == "core" || strings.HasPrefix(p, "modules"):
 		return 4, "facade"
-	case strings.HasPrefix(p, "cmd/"), p == "internal/shell", p == "internal/kernel", p == "internal/bench":
+	case strings.HasPrefix(p, "cmd/"), p == "internal/shell", p == "internal/kernel", p == "internal/bench",
+		p == "internal/flinkdiff", p == "internal/flinkgw", p == "internal/flinkenv":
 		// The clients: the command, its interactive shell, the Jupyter
-		// kernel and the benchmark runner sit on top of the facade.
+		// kernel, the benchmark runner and the differential harness
+		// against a real Flink (with its gateway client) sit on top of the
+		// facade.
 		return 5, "cmd"
 	}
 	return 6, "other" // tests, benchmarks, internal tooling: may import anything

@@ -217,19 +217,24 @@ func (c *Cluster) writeConf(ports []int) error {
 		"taskmanager.data.port":                  "0",
 		"taskmanager.numberOfTaskSlots":          fmt.Sprint(c.opts.Slots),
 		"taskmanager.memory.process.size":        c.opts.TaskManagerMemory,
-		"blob.server.port":                       "0",
-		"metrics.internal.query-service.port":    "0",
-		"rest.address":                           "127.0.0.1",
-		"rest.bind-address":                      "127.0.0.1",
-		"rest.port":                              fmt.Sprint(ports[1]),
-		"sql-gateway.endpoint.type":              "rest",
-		"sql-gateway.endpoint.rest.address":      "127.0.0.1",
-		"sql-gateway.endpoint.rest.bind-address": "127.0.0.1",
-		"sql-gateway.endpoint.rest.port":         fmt.Sprint(ports[2]),
-		"parallelism.default":                    "1",
-		"restart-strategy.type":                  "none",
-		"io.tmp.dirs":                            filepath.Join(c.Dir, "tmp"),
-		"web.tmpdir":                             filepath.Join(c.Dir, "tmp"),
+		// batch jobs' sort-merge shuffle asks 512 buffers per result
+		// partition by default, more than a 1536m TaskManager has for two
+		// slots' concurrent partitions
+		"taskmanager.network.sort-shuffle.min-buffers": "64",
+		"taskmanager.memory.network.fraction":          "0.15",
+		"blob.server.port":                             "0",
+		"metrics.internal.query-service.port":          "0",
+		"rest.address":                                 "127.0.0.1",
+		"rest.bind-address":                            "127.0.0.1",
+		"rest.port":                                    fmt.Sprint(ports[1]),
+		"sql-gateway.endpoint.type":                    "rest",
+		"sql-gateway.endpoint.rest.address":            "127.0.0.1",
+		"sql-gateway.endpoint.rest.bind-address":       "127.0.0.1",
+		"sql-gateway.endpoint.rest.port":               fmt.Sprint(ports[2]),
+		"parallelism.default":                          "1",
+		"restart-strategy.type":                        "none",
+		"io.tmp.dirs":                                  filepath.Join(c.Dir, "tmp"),
+		"web.tmpdir":                                   filepath.Join(c.Dir, "tmp"),
 	}
 	for k, v := range c.opts.Extra {
 		kv[k] = v

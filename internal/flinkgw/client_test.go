@@ -32,9 +32,9 @@ func TestMain(m *testing.M) {
 }
 
 type exchange struct {
-	Method string          `json:"method"`
-	Path   string          `json:"path"`
-	Status int             `json:"status"`
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Status int    `json:"status"`
 	// Body is the answer byte for byte.
 	Body string `json:"body,omitempty"`
 }
