@@ -24,7 +24,12 @@ const (
 	ClassDatabaseNotExist = "org.apache.flink.table.catalog.exceptions.DatabaseNotExistException"
 	ClassDatabaseNotEmpty = "org.apache.flink.table.catalog.exceptions.DatabaseNotEmptyException"
 	ClassSQLExecution     = "org.apache.flink.table.gateway.service.utils.SqlExecutionException"
-	ClassRuntime          = "java.lang.RuntimeException"
+	// ClassRuntime is the class of a job failure that has no more precise
+	// Flink class. It is Flink's TableException rather than Java's bare
+	// RuntimeException: no message names a java.lang class unless Flink
+	// prints that very class for the same failure (the conformance files
+	// quote IllegalArgumentException, NumberFormatException…).
+	ClassRuntime = "org.apache.flink.table.api.TableException"
 	// ClassSQLValidator is the root cause of Calcite's validation errors
 	// (the ones with a position: "From line 1, column 8 to …: msg"); Flink's
 	// client prints the root cause, without the position.

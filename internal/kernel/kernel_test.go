@@ -559,3 +559,62 @@ func TestConnectionFileEmptyIPIsLoopback(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "ipc://kernel-ipc-5", ci.Endpoint(ci.ShellPort))
 }
+
+// TestKernelUnboundedLive runs an unbounded streaming GROUP BY in a cell:
+// update_display_data messages with the running view (all 10 groups, never
+// one missing) arrive while the query runs, and an interrupt ends the cell
+// with a final "canceled" update and an Interrupted error.
+func TestKernelUnboundedLive(t *testing.T) {
+	c, _ := startKernel(t)
+	r, _ := c.request(c.shell, "execute_request", map[string]any{"code": "SET 'execution.runtime-mode' = 'streaming';\n" +
+		"CREATE TABLE g (k INT, v BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '5000', 'fields.k.min' = '1', 'fields.k.max' = '10')"})
+	require.Equal(t, "ok", r["status"])
+	id := c.send(c.shell, "execute_request", map[string]any{"code": "SELECT k, SUM(v) AS s FROM g GROUP BY k"})
+	updates := 0
+	var lastRunning string
+	deadline := time.After(15 * time.Second)
+	for updates < 5 {
+		select {
+		case m := <-c.iopubCh:
+			if parentID(m) != id || m.Header.MsgType != "update_display_data" {
+				continue
+			}
+			text := content(t, m)["data"].(map[string]any)["text/plain"].(string)
+			require.Contains(t, text, "running)")
+			if strings.Contains(text, "10 rows in set") {
+				updates++
+				lastRunning = text
+			} else {
+				require.Zero(t, updates, "a group is missing from a live update:\n%s", text)
+			}
+		case <-deadline:
+			t.Fatalf("only %d live updates before the deadline", updates)
+		}
+	}
+	// not c.request: it would drop the cell's iopub messages
+	c.send(c.control, "interrupt_request", map[string]any{})
+	require.Equal(t, "ok", content(t, c.recv(c.control))["status"])
+	interrupted := time.Now()
+	reply := c.recv(c.shell)
+	require.Less(t, time.Since(interrupted), time.Second)
+	require.Equal(t, id, parentID(reply))
+	rc := content(t, reply)
+	require.Equal(t, "Interrupted", rc["ename"])
+	require.Equal(t, []any{"[INFO] Query canceled."}, rc["traceback"])
+	require.Contains(t, lastRunning, "|  k |")
+	// the last update says canceled
+	for {
+		select {
+		case m := <-c.iopubCh:
+			if parentID(m) == id && m.Header.MsgType == "update_display_data" {
+				text := content(t, m)["data"].(map[string]any)["text/plain"].(string)
+				if strings.Contains(text, "canceled)") {
+					require.NotContains(t, text, "java.")
+					return
+				}
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("no final canceled update")
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -168,4 +169,88 @@ func TestShellUnderTmux(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(data), "SELECT 1 + 1 AS two, 'a;b' AS s ;")
 	require.Contains(t, string(data), "SELECT COUNT(*) FROM big;")
+}
+
+// TestUnboundedUnderTmux watches an unbounded streaming GROUP BY in each
+// result mode in a real terminal: rows appear while the query still runs,
+// the live table never shows a group missing (a -U drawn without its +U),
+// and Ctrl-C ends the query with "[INFO] Query canceled." and the shell
+// goes on.
+func TestUnboundedUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (apt-get install tmux): the terminal scenario is not tested")
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("tablerun-unbounded-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	cmd := fmt.Sprintf("env %s=1 TABLERUN_SHELL_TEST_HISTORY=- TERM=xterm %s -test.run=^$ ; echo SHELL-EXITED $? ; sleep 30", helperEnv, exe)
+	s.tmux("-f", "/dev/null", "new-session", "-d", "-s", "sh", "-x", "120", "-y", "40", cmd)
+	t.Cleanup(func() {
+		_ = exec.Command("tmux", "-L", s.socket, "kill-server").Run()
+	})
+	s.waitFor("Flink SQL>", 1)
+	s.typeLine("SET 'execution.runtime-mode' = 'streaming';")
+	s.typeLine("CREATE TABLE g (k INT, v BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '2000', 'fields.k.min' = '1', 'fields.k.max' = '10', 'fields.v.min' = '1', 'fields.v.max' = '9');")
+	s.waitFor("[INFO] Execute statement succeeded.", 2)
+	ctrlC := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(s.screen(), want) {
+			require.True(t, time.Now().Before(deadline), "Ctrl-C did not cancel the query:\n%s", s.screen())
+			s.tmux("send-keys", "-t", "sh", "C-c")
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	// still reports whether the query is still running: its end leaves
+	// these on the screen
+	running := func(scr string) bool {
+		return !strings.Contains(scr, "Query terminated") && !strings.Contains(scr, "[INFO] Query canceled.")
+	}
+
+	for _, mode := range []string{"tableau", "changelog"} {
+		s.tmux("send-keys", "-t", "sh", "C-l")
+		s.typeLine("SET 'sql-client.execution.result-mode' = '" + mode + "';")
+		s.waitFor("[INFO] Execute statement succeeded.", 1)
+		s.typeLine("SELECT k, SUM(v) AS s FROM g GROUP BY k;")
+		// the changes scroll by while the query runs
+		scr := s.waitFor("| +U |", 5)
+		require.True(t, running(scr), "%s: the query ended by itself:\n%s", mode, scr)
+		time.Sleep(300 * time.Millisecond)
+		later := s.screen()
+		require.True(t, running(later))
+		require.NotEqual(t, scr, later, "%s: the screen does not move", mode)
+		ctrlC("[INFO] Query canceled.")
+		scr = s.screen()
+		require.Contains(t, scr, "Query terminated, received a total of ")
+		require.NotContains(t, scr, "java.")
+		s.typeLine("SELECT 'still here' AS msg;")
+		s.waitFor("still here", 2)
+	}
+
+	// table mode: the view updates in place and always holds the 10 groups
+	s.tmux("send-keys", "-t", "sh", "C-l")
+	s.typeLine("SET 'sql-client.execution.result-mode' = 'table';")
+	s.waitFor("[INFO] Execute statement succeeded.", 1)
+	s.typeLine("SELECT k, SUM(v) AS s FROM g GROUP BY k;")
+	s.waitFor("10 rows in set", 1)
+	changes := regexp.MustCompile(`Running: (\d+) changes, (\d+) rows? in set`)
+	var counts []string
+	for i := 0; i < 15; i++ {
+		scr := s.screen()
+		m := changes.FindStringSubmatch(scr)
+		require.NotNil(t, m, "no live status line:\n%s", scr)
+		require.Equal(t, "10", m[2], "a group is missing from the live view:\n%s", scr)
+		counts = append(counts, m[1])
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.NotEqual(t, counts[0], counts[len(counts)-1], "the live view does not update: %v", counts)
+	ctrlC("Canceled after")
+	s.tmux("send-keys", "-t", "sh", "q")
+	scr := s.waitFor("[INFO] Query canceled.", 1)
+	require.Contains(t, scr, "10 rows in set (")
+	s.typeLine("SET 'sql-client.execution.result-mode' = 'tableau';")
+	s.typeLine("SELECT 'still here' AS msg;")
+	s.waitFor("still here", 2)
+	s.typeLine("QUIT;")
+	s.waitFor("SHELL-EXITED 0", 1)
 }
