@@ -19,7 +19,9 @@
 // the empty string is (empty). The type string has one letter per column
 // (I integer, R approximate/decimal, T text, B boolean, D date/time, any
 // other letter accepted); only its length is checked. "rowsort" compares
-// the rows sorted. A record preceded by "skipif tablerun # reason" is
+// the rows sorted; "materialize" applies a streaming result's changelog
+// first (+I/+U add a row, -U/-D retract an equal one, which must be
+// there) and compares the live rows sorted. A record preceded by "skipif tablerun # reason" is
 // skipped and reported as skipped; "halt" stops the file.
 //
 // The token __TEST_DIR__ in SQL is replaced by a fresh temporary directory
@@ -63,6 +65,8 @@ type Record struct {
 	// Types is the type string of a query and RowSort its sort mode.
 	Types   string
 	RowSort bool
+	// Materialize compares the rows a changelog leaves (sorted).
+	Materialize bool
 	// Expected are a query's expected rows, normalised (see normalizeRow).
 	Expected []string
 	// Skip is the reason given by a preceding "skipif tablerun" ("" = run).
@@ -131,6 +135,8 @@ func Parse(text string) ([]Record, error) {
 				switch f {
 				case "rowsort":
 					rec.RowSort = true
+				case "materialize":
+					rec.Materialize, rec.RowSort = true, true
 				case "nosort":
 				default:
 					return nil, fmt.Errorf("line %d: unknown query option %q", i+1, f)
@@ -257,7 +263,16 @@ func Run(ctx context.Context, recs []Record, mode Mode, dir string) Result {
 				fail(r, "type string %q has %d columns, the result has %d", r.Types, len(r.Types), n)
 				continue
 			}
-			got := FormatRows(tr)
+			var got []string
+			if r.Materialize {
+				var err error
+				if got, err = MaterializeRows(tr); err != nil {
+					fail(r, "%v", err)
+					continue
+				}
+			} else {
+				got = FormatRows(tr)
+			}
 			want := append([]string(nil), r.Expected...)
 			if r.RowSort {
 				sort.Strings(got)
@@ -273,30 +288,66 @@ func Run(ctx context.Context, recs []Record, mode Mode, dir string) Result {
 	return res
 }
 
+// MaterializeRows applies the changelog of a result and returns the rows
+// it leaves, rendered as FormatRows does (Changes gives canonical values).
+func MaterializeRows(tr *core.TableResult) ([]string, error) {
+	var live []string
+	for k, row := range tr.Changes() {
+		s := formatRow(tr, row)
+		if !k.IsRetraction() {
+			live = append(live, s)
+			continue
+		}
+		found := false
+		for i, l := range live {
+			if l == s {
+				live = append(live[:i], live[i+1:]...)
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("the changelog retracts a row that is not there: %s %s", k, s)
+		}
+	}
+	if err := tr.Err(); err != nil {
+		return nil, err
+	}
+	if live == nil {
+		live = []string{}
+	}
+	return live, nil
+}
+
 // FormatRows renders a result as .slt rows: values as types.FormatValue
 // prints them, NULL as NULL, "" as (empty), joined by one space.
 func FormatRows(tr *core.TableResult) []string {
-	schema := tr.Schema()
 	out := []string{}
 	for _, row := range tr.Rows() { // canonical values, as Format takes
-		vals := make([]string, len(schema))
-		for i := range schema {
-			var v any
-			if i < len(row) {
-				v = row[i]
-			}
-			switch {
-			case v == nil:
-				vals[i] = "NULL"
-			default:
-				s := tr.Format(v, schema[i].Type)
-				if s == "" {
-					s = "(empty)"
-				}
-				vals[i] = s
-			}
-		}
-		out = append(out, normalizeRow(strings.Join(vals, " ")))
+		out = append(out, formatRow(tr, row))
 	}
 	return out
+}
+
+// formatRow renders one row as FormatRows does.
+func formatRow(tr *core.TableResult, row core.Row) string {
+	schema := tr.Schema()
+	vals := make([]string, len(schema))
+	for i := range schema {
+		var v any
+		if i < len(row) {
+			v = row[i]
+		}
+		switch {
+		case v == nil:
+			vals[i] = "NULL"
+		default:
+			s := tr.Format(v, schema[i].Type)
+			if s == "" {
+				s = "(empty)"
+			}
+			vals[i] = s
+		}
+	}
+	return normalizeRow(strings.Join(vals, " "))
 }

@@ -42,6 +42,11 @@ halt
 	require.Equal(t, []string{"1 x", "2 y"}, recs[2].Expected)
 	require.Equal(t, Halt, recs[3].Kind)
 
+	recs, err = Parse("query I materialize\nSELECT 1\n----\n1\n")
+	require.NoError(t, err)
+	require.True(t, recs[0].Materialize)
+	require.True(t, recs[0].RowSort)
+
 	for _, bad := range []string{"query\nSELECT 1\n----\n1", "query I\nSELECT 1\n", "statement maybe\nSELECT 1", "frobnicate", "statement error (\nSELECT 1"} {
 		_, err := Parse(bad)
 		require.Error(t, err, bad)

@@ -158,8 +158,11 @@ type StreamJoin struct {
 	Left, Right         Node
 	Kind                logical.JoinKind
 	LeftKeys, RightKeys []int
-	Extra               logical.Expr
-	Out                 types.Schema
+	// NullSafe marks keys compared IS NOT DISTINCT FROM (NULL matches
+	// NULL), as INTERSECT and EXCEPT join (stream_setop.go); nil: none.
+	NullSafe []bool
+	Extra    logical.Expr
+	Out      types.Schema
 }
 
 // Schema implements Node.

@@ -65,6 +65,9 @@ func DescribeStream(n Node, execution bool) string {
 			right = e.Input
 		}
 		hj := &HashJoin{Left: left, Right: right, Kind: x.Kind, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys, Extra: x.Extra, Out: x.Out}
+		if len(x.NullSafe) > 0 {
+			return nullSafeJoinDescribe(x, left, right, execution) // stream_setop.go
+		}
 		s := strings.TrimSuffix(Describe(hj, execution), ", build=[right]")
 		return s + ", leftInputSpec=[NoUniqueKey], rightInputSpec=[NoUniqueKey]"
 	case *StreamSink:

@@ -57,8 +57,10 @@ func (e *TableError) JavaClass() string { return "org.apache.flink.table.api.Tab
 // Joins bounded in time become IntervalJoin, WindowJoin, LookupJoin or
 // TemporalJoin (interval_join.go).
 //
-// NOT IN (null-aware anti joins), ORDER BY … LIMIT (Top-N),
-// INTERSECT/EXCEPT and LIMIT over an updating input are not supported yet.
+// NOT IN (null-aware anti joins) is an anti join on a null-aware
+// condition (stream_not_in.go); INTERSECT / EXCEPT [ALL] follow Flink's
+// rewrites (stream_setop.go). ORDER BY … LIMIT (Top-N) and LIMIT over an
+// updating input are not supported yet.
 func TranslateStream(n logical.Node, env *Env, opts StreamOptions) (Node, error) {
 	p, err := TranslateWith(n, env)
 	if err != nil {
@@ -118,6 +120,9 @@ func toStream(n Node, opts StreamOptions) (Node, error) {
 		}
 		return x.WithChildren(conv), nil
 	case *HashJoin:
+		if j, ok := streamNotIn(x, conv); ok { // stream_not_in.go
+			return j, nil
+		}
 		if err := streamJoinKind(x.Kind, x.NullAwareAnti); err != nil {
 			return nil, err
 		}
@@ -126,6 +131,9 @@ func toStream(n Node, opts StreamOptions) (Node, error) {
 			Kind: x.Kind, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys, Extra: x.Extra, Out: x.Out,
 		}, nil
 	case *NestedLoopJoin:
+		if j, ok := streamNotIn(x, conv); ok { // stream_not_in.go
+			return j, nil
+		}
 		if err := streamJoinKind(x.Kind, x.NullAwareAnti); err != nil {
 			return nil, err
 		}
@@ -133,7 +141,7 @@ func toStream(n Node, opts StreamOptions) (Node, error) {
 	case *OverAggregate, *Rank:
 		return streamOver(n, conv) // over.go
 	case *SetOp:
-		return nil, fmt.Errorf("not supported yet: INTERSECT and EXCEPT in streaming mode")
+		return streamSetOp(x, conv[0], conv[1]), nil // stream_setop.go
 	case *Sink:
 		in := conv[0]
 		if err := checkSink(x.Table, in, opts.SinkMode(x.Table)); err != nil {

@@ -19,13 +19,15 @@ func (b *builder) correlate(n *physical.Correlate, ch []runner, out *arrow.Schem
 	if b.env.Functions == nil {
 		return nil, fmt.Errorf("%s: internal: no function registry", name)
 	}
-	def, ok := b.env.Functions.Lookup(n.Call.Name)
-	if !ok {
-		return nil, fmt.Errorf("%s: table function '%s' is not registered", name, n.Display)
-	}
-	tf, ok := udf.TableImpl(def)
-	if !ok {
-		return nil, fmt.Errorf("not supported yet: table function '%s' without a script implementation", n.Display)
+	var tf udf.TableFunc = replicateRows{} // correlate_replicate.go
+	if n.Call.Name != physical.ReplicateRowsFunc {
+		def, ok := b.env.Functions.Lookup(n.Call.Name)
+		if !ok {
+			return nil, fmt.Errorf("%s: table function '%s' is not registered", name, n.Display)
+		}
+		if tf, ok = udf.TableImpl(def); !ok {
+			return nil, fmt.Errorf("not supported yet: table function '%s' without a script implementation", n.Display)
+		}
 	}
 	in := n.Input.Schema()
 	args := make([]ops.Evaluator, len(n.Call.Args))

@@ -51,7 +51,7 @@ func (b *builder) buildStream(n physical.Node, ch []runner, out *arrow.Schema) (
 		}
 		return &multiRunner{name: name, op: ops.NewStreamUnion(len(ch), out), children: ch}, true, nil
 	case *physical.StreamJoin:
-		spec := ops.StreamJoinSpec{Kind: n.Kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys,
+		spec := ops.StreamJoinSpec{Kind: n.Kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, NullSafe: n.NullSafe,
 			Left: n.Left.Schema(), Right: n.Right.Schema(), Out: n.Out}
 		if n.Extra != nil {
 			both := append(append(types.Schema{}, n.Left.Schema()...), n.Right.Schema()...)

@@ -20,8 +20,10 @@ type StreamJoinSpec struct {
 	// anti join of NOT IN).
 	Kind logical.JoinKind
 	// LeftKeys and RightKeys are the equality keys (of equal types); none
-	// means every row has the same key. A NULL key matches nothing.
+	// means every row has the same key. A NULL key matches nothing,
+	// except where NullSafe marks the key (IS NOT DISTINCT FROM).
 	LeftKeys, RightKeys []int
+	NullSafe            []bool
 	// Left, Right and Out are the schemas; Out is Left ++ Right (Left for
 	// semi and anti joins).
 	Left, Right, Out types.Schema
@@ -159,9 +161,9 @@ func (j *StreamJoin) Process(ctx context.Context, side int, b vectorized.Batch, 
 		return err
 	}
 	var nullKey []bool
-	for _, k := range me.keys {
+	for ki, k := range me.keys {
 		c := rec.Column(k)
-		if c.NullN() == 0 {
+		if c.NullN() == 0 || ki < len(j.spec.NullSafe) && j.spec.NullSafe[ki] {
 			continue
 		}
 		if nullKey == nil {
