@@ -44,6 +44,7 @@
 package filesystem
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -57,6 +58,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/tablerun/tablerun/connectors/filesystem/avro"
 	"github.com/tablerun/tablerun/connectors/filesystem/csv"
 	"github.com/tablerun/tablerun/connectors/filesystem/json"
 	"github.com/tablerun/tablerun/connectors/filesystem/parquet"
@@ -68,10 +70,11 @@ import (
 // Config is the parsed options of a filesystem table.
 type Config struct {
 	Path    string
-	Format  string // "csv", "json" or "parquet"
+	Format  string // "csv", "json", "parquet" or "avro"
 	CSV     csv.Options
 	JSON    json.Options
 	Parquet parquet.Options
+	Avro    avro.Options
 	// RollingFileSize is sink.rolling-policy.file-size: a part file rolls
 	// once it holds this many bytes (default 128 MB).
 	RollingFileSize int64
@@ -126,6 +129,7 @@ func OptionalOptions() []string {
 	out := append(append([]string{}, connectorOptions...), commitOptions...)
 	out = append(out, csvOptions...)
 	out = append(out, parquet.OptionKeys()...)
+	out = append(out, avro.OptionKeys()...)
 	return append(out, jsonOptions...)
 }
 
@@ -140,6 +144,8 @@ func SupportedOptions(format string) []string {
 		out = append(out, jsonOptions...)
 	case "parquet":
 		out = append(out, parquet.OptionKeys()...)
+	case "avro":
+		out = append(out, avro.OptionKeys()...)
 	}
 	return out
 }
@@ -282,10 +288,26 @@ func ParseConfig(opts map[string]string) (Config, error) {
 		if cfg.Parquet, err = parquet.ParseOptions(opts); err != nil {
 			return cfg, err
 		}
+	case "avro":
+		if cfg.Avro, err = avro.ParseOptions(opts); err != nil {
+			return cfg, err
+		}
 	default:
 		return cfg, fmt.Errorf("Could not find any format factory for identifier '%s' in the classpath.", cfg.Format)
 	}
 	return cfg, nil
+}
+
+// checkFormatTypes rejects columns the bulk formats cannot hold (Flink's
+// type mappings).
+func checkFormatTypes(cfg Config, schema types.Schema) error {
+	switch cfg.Format {
+	case "parquet":
+		return parquet.CheckTypes(schema)
+	case "avro":
+		return avro.CheckTypes(schema, cfg.Avro)
+	}
+	return nil
 }
 
 // hidden reports names Flink's file enumeration skips.
@@ -413,10 +435,8 @@ func NewSource(cfg Config, physical types.Schema, projection []int, batchSize in
 			return nil, fmt.Errorf("not supported yet: csv format for column %s of type %s", f.Name, f.Type)
 		}
 	}
-	if cfg.Format == "parquet" {
-		if err := parquet.CheckTypes(physical); err != nil {
-			return nil, err
-		}
+	if err := checkFormatTypes(cfg, physical); err != nil {
+		return nil, err
 	}
 	s := &Source{cfg: cfg, physical: physical, proj: projection, batchSize: batchSize}
 	if len(cfg.PartitionKeys) > 0 {
@@ -501,6 +521,10 @@ func (s *Source) runFile(ctx context.Context, name string, out vectorized.Collec
 		}
 		defer pr.Close()
 		rd = pr
+	case "avro":
+		if rd, err = avro.NewReader(bufio.NewReaderSize(f, 256<<10), name, physical, proj, s.batchSize); err != nil {
+			return err
+		}
 	default:
 		r, cerr := decompress(f, name) // compress.go
 		if cerr != nil {

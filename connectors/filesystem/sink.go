@@ -23,6 +23,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/tablerun/tablerun/connectors/filesystem/avro"
 	"github.com/tablerun/tablerun/connectors/filesystem/csv"
 	"github.com/tablerun/tablerun/connectors/filesystem/json"
 	"github.com/tablerun/tablerun/connectors/filesystem/parquet"
@@ -211,10 +212,8 @@ func NewSink(cfg Config, schema types.Schema, overwrite bool, subtask int) (*Sin
 			return nil, fmt.Errorf("not supported yet: csv format for column %s of type %s", f.Name, f.Type)
 		}
 	}
-	if cfg.Format == "parquet" {
-		if err := parquet.CheckTypes(schema); err != nil {
-			return nil, err
-		}
+	if err := checkFormatTypes(cfg, schema); err != nil {
+		return nil, err
 	}
 	if subtask < 0 {
 		return nil, fmt.Errorf("filesystem sink: invalid subtask %d", subtask)
@@ -369,6 +368,14 @@ func (s *Sink) writeTo(dir string, rec arrow.RecordBatch) error {
 			p.w = csv.NewWriter(p.cw, s.dataSchema(), s.cfg.CSV)
 		case "parquet":
 			w, err := parquet.NewWriter(p.cw, s.dataSchema(), s.cfg.Parquet)
+			if err != nil {
+				_ = f.Close()
+				_ = os.Remove(tmp)
+				return err
+			}
+			p.w = w
+		case "avro":
+			w, err := avro.NewWriter(p.cw, s.dataSchema(), s.cfg.Avro)
 			if err != nil {
 				_ = f.Close()
 				_ = os.Remove(tmp)
