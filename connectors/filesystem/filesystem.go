@@ -292,6 +292,9 @@ func ParseConfig(opts map[string]string) (Config, error) {
 		if cfg.Avro, err = avro.ParseOptions(opts); err != nil {
 			return cfg, err
 		}
+	case "orc":
+		// Flink's orc format; Go has no maintained ORC implementation yet.
+		return cfg, errors.New("not supported yet: the 'orc' format (there is no maintained Go ORC library; use 'parquet' or 'avro')")
 	default:
 		return cfg, fmt.Errorf("Could not find any format factory for identifier '%s' in the classpath.", cfg.Format)
 	}
