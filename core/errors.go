@@ -215,6 +215,10 @@ func message(err error) string {
 // returned unchanged.
 func ShiftPosition(err error, line, col int) error {
 	var pe *parser.Error
+	var vw *validate.ViewError
+	if errors.As(err, &vw) {
+		return err // positions within a view's query stay there
+	}
 	if !errors.As(err, &pe) || pe.Unsupported || pe.Line <= 0 || (line <= 1 && col <= 1) {
 		return shiftValidation(err, line, col)
 	}

@@ -29,15 +29,37 @@ func (p Position) String() string {
 // of the statement (or of the whole script, after ShiftPosition); ok is
 // false for errors without a position.
 func (e *Error) Position() (p Position, ok bool) {
+	var vw *validate.ViewError
+	if errors.As(e.Err, &vw) {
+		return Position{}, false // a position in a view's query
+	}
+	return position(e.Err)
+}
+
+// position finds the position of a parse or validation error in err.
+func position(err error) (p Position, ok bool) {
 	var pe *parser.Error
-	if errors.As(e.Err, &pe) && pe.Line > 0 {
+	if errors.As(err, &pe) && pe.Line > 0 {
 		return Position{Line: pe.Line, Col: pe.Col}, true
 	}
 	var ve *validate.Error
-	if errors.As(e.Err, &ve) && ve.Line > 0 {
+	if errors.As(err, &ve) && ve.Line > 0 {
 		return Position{Line: ve.Line, Col: ve.Col, EndLine: ve.EndLine, EndCol: ve.EndCol}, true
 	}
 	return Position{}, false
+}
+
+// innermostView returns the view whose query an error lies in (the
+// innermost of nested views), or nil.
+func innermostView(err error) *validate.ViewError {
+	var found *validate.ViewError
+	for {
+		var vw *validate.ViewError
+		if !errors.As(err, &vw) {
+			return found
+		}
+		found, err = vw, vw.Err
+	}
 }
 
 // Hint returns advice beyond Flink's message, such as "Did you mean
@@ -72,14 +94,24 @@ func ErrorContext(err error, text string) string {
 		return ""
 	}
 	var b strings.Builder
-	if p, ok := e.Position(); ok {
+	p, ok := e.Position()
+	prefix := ""
+	if vw := innermostView(e.Err); vw != nil {
+		// the position is in the view's query: show that text
+		p, ok = position(vw.Err)
+		text, prefix = vw.Text, "In view "+vw.View+": "
+	}
+	if ok {
 		lines := strings.Split(text, "\n")
 		if p.Line <= len(lines) {
 			line := []rune(strings.TrimRight(lines[p.Line-1], "\r"))
 			if p.Col >= 1 && p.Col <= len(line)+1 {
 				var pe *parser.Error
-				if !errors.As(e.Err, &pe) {
-					b.WriteString(p.String() + ":\n")
+				switch {
+				case !errors.As(e.Err, &pe):
+					b.WriteString(prefix + p.String() + ":\n")
+				case prefix != "":
+					b.WriteString(prefix + "\n")
 				}
 				b.WriteString(string(line) + "\n")
 				for _, r := range line[:p.Col-1] {
@@ -123,7 +155,8 @@ func (s *shiftedError) Unwrap() []error { return []error{s.to, s.inner} }
 // shiftValidation is ShiftPosition for validation errors.
 func shiftValidation(err error, line, col int) error {
 	var ve *validate.Error
-	if !errors.As(err, &ve) || ve.Line <= 0 || (line <= 1 && col <= 1) {
+	var vw *validate.ViewError
+	if !errors.As(err, &ve) || ve.Line <= 0 || (line <= 1 && col <= 1) || errors.As(err, &vw) {
 		return err
 	}
 	c := *ve

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -122,4 +123,26 @@ func TestSetWarnsAboutMisspelledKey(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Empty(t, stderr.String())
+}
+
+// An error inside a view's stored query is shown in the view's text, not
+// shifted into the statement that reads the view.
+func TestErrorInViewQuery(t *testing.T) {
+	env := NewTableEnvironment(InBatchMode())
+	script := "CREATE TEMPORARY TABLE t (a INT, b STRING) WITH ('connector' = 'values');\n" +
+		"CREATE TEMPORARY VIEW v AS SELECT a, b FROM t;\n" +
+		"DROP TEMPORARY TABLE t;\n" +
+		"CREATE TEMPORARY TABLE t (a INT) WITH ('connector' = 'values');\n" +
+		"SELECT * FROM v;"
+	e := runScriptErr(t, env, script)
+	require.Equal(t, "org.apache.calcite.sql.validate.SqlValidatorException: view default_catalog.default_database.v: Column 'b' not found in any table", e.Reason())
+	_, ok := e.Position()
+	require.False(t, ok, "the position is not in the statement")
+	ctx := ErrorContext(e, script)
+	require.True(t, strings.HasPrefix(ctx, "In view default_catalog.default_database.v: From line 1, column "), ctx)
+	require.NotContains(t, ctx, "SELECT * FROM v")
+	lines := strings.Split(ctx, "\n")
+	require.Len(t, lines, 4) // position, view line, caret, ""
+	caret := strings.Index(lines[2], "^")
+	require.Equal(t, "b", strings.Trim(string([]rune(lines[1])[caret:caret+2]), "`"))
 }

@@ -202,6 +202,23 @@ func (v *Validator) scanTable(rt *catalog.ResolvedTable) (logical.Node, error) {
 	return &logical.Project{Input: scan, Exprs: exprs, Out: out}, nil
 }
 
+// ViewError is an error in the stored query of a view, found while a
+// statement that reads the view was validated: the positions of the errors
+// it wraps are within Text, the view's query, not within the statement.
+type ViewError struct {
+	// View is the view's full name.
+	View string
+	// Text is the view's (expanded) query.
+	Text string
+	Err  error
+}
+
+// Error reads "view <name>: <cause>".
+func (e *ViewError) Error() string { return "view " + e.View + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *ViewError) Unwrap() error { return e.Err }
+
 // expandView parses and validates a view's expanded query.
 func (v *Validator) expandView(id catalog.ObjectIdentifier, view *catalog.View) (logical.Node, error) {
 	if v.expanding[id] {
@@ -215,7 +232,7 @@ func (v *Validator) expandView(id catalog.ObjectIdentifier, view *catalog.View) 
 	}
 	st, err := parser.ParseStatement(text)
 	if err != nil {
-		return nil, fmt.Errorf("view %s: %w", id.Summary(), err)
+		return nil, &ViewError{View: id.Summary(), Text: text, Err: err}
 	}
 	var q ast.Query
 	switch s := st.(type) {
@@ -228,7 +245,7 @@ func (v *Validator) expandView(id catalog.ObjectIdentifier, view *catalog.View) 
 	}
 	n, err := v.planQuery(q, &env{})
 	if err != nil {
-		return nil, fmt.Errorf("view %s: %w", id.Summary(), err)
+		return nil, &ViewError{View: id.Summary(), Text: text, Err: err}
 	}
 	if len(view.Columns) > 0 && len(view.Columns) != len(n.Schema()) {
 		// the tables under the view changed since it was created
