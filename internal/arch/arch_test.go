@@ -19,6 +19,10 @@ func layer(pkg string) (rank int, group string) {
 	switch {
 	case p == "core/types" || p == "core/changelog" || p == "core/config":
 		return 0, "core-base"
+	case p == "bench/tpch":
+		// The TPC-H kit (data generator, DDL, query files) imports only
+		// the standard library, so `tablerun bench tpch` can use it.
+		return 0, "tpch"
 	case p == "core/catalog" || p == "core/function" || p == "core/module":
 		return 1, "core-objects"
 	case strings.HasPrefix(p, "planner"):

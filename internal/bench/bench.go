@@ -100,8 +100,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "live" {
 		return liveMain(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "tpch" {
+		return tpchMain(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "nexmark" {
 		fmt.Fprintln(stderr, "usage: tablerun bench nexmark --query qN [--events N] [--runs N] [-D key=value ...] [--matrix 'k=v1,v2;k2=a,b'] [--chart out.svg] [--queries-dir DIR] [--latency-every N] [--cpuprofile FILE]")
+		fmt.Fprintln(stderr, "       tablerun bench tpch [--sf 1] [--query qN] [--dir DIR] [--runs N] [--generate-only]")
 		fmt.Fprintln(stderr, "       tablerun bench live [--clients "+strings.Join(LiveClients, ",")+"] [--keys 1000,1000000] [--rate 200000] [--duration 10m] [--sample 10s]")
 		return 2
 	}

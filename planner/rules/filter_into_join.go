@@ -1,6 +1,9 @@
 package rules
 
-import "github.com/tablerun/tablerun/planner/logical"
+import (
+	"github.com/tablerun/tablerun/core/types"
+	"github.com/tablerun/tablerun/planner/logical"
+)
 
 // FilterIntoJoin ("FilterIntoJoinRule") pushes the conjuncts of a filter
 // above a join as far down as the join kind allows:
@@ -15,7 +18,85 @@ import "github.com/tablerun/tablerun/planner/logical"
 //	             left input's rows)
 //
 // Nondeterministic conjuncts and conjuncts that read no column stay above.
+// A conjunct that is an OR whose every disjunct has the same conjunct
+// (TPC-H Q19's p_partkey = l_partkey in each branch) first has it pulled
+// out, as Calcite's RexUtil.pullFactors does: (A AND B) OR (A AND C) is
+// A AND (B OR C), and A OR (A AND C) is A, in SQL's three-valued logic too.
 type FilterIntoJoin struct{ env *Env }
+
+// disjuncts splits an OR tree into its disjuncts.
+func disjuncts(e logical.Expr) []logical.Expr {
+	if c, ok := e.(*logical.Call); ok && c.Name == "OR" {
+		var out []logical.Expr
+		for _, a := range c.Args {
+			out = append(out, disjuncts(a)...)
+		}
+		return out
+	}
+	return []logical.Expr{e}
+}
+
+// pullFactors returns the conjuncts equivalent to c with the
+// deterministic conjuncts common to all of c's disjuncts pulled out.
+func (r *FilterIntoJoin) pullFactors(c logical.Expr) []logical.Expr {
+	ds := disjuncts(c)
+	if len(ds) < 2 {
+		return []logical.Expr{c}
+	}
+	parts := make([][]logical.Expr, len(ds))
+	for i, d := range ds {
+		parts[i] = logical.Conjuncts(d)
+	}
+	var common []logical.Expr
+	isCommon := map[string]bool{}
+	for _, f := range parts[0] {
+		key := f.String()
+		if isCommon[key] || !r.env.deterministic(f) {
+			continue
+		}
+		inAll := true
+		for _, p := range parts[1:] {
+			found := false
+			for _, g := range p {
+				if g.String() == key {
+					found = true
+					break
+				}
+			}
+			if !found {
+				inAll = false
+				break
+			}
+		}
+		if inAll {
+			isCommon[key] = true
+			common = append(common, f)
+		}
+	}
+	if len(common) == 0 {
+		return []logical.Expr{c}
+	}
+	var rest logical.Expr
+	for _, p := range parts {
+		var left []logical.Expr
+		for _, g := range p {
+			if !isCommon[g.String()] {
+				left = append(left, g)
+			}
+		}
+		if len(left) == 0 {
+			return common // A OR (A AND …) is A
+		}
+		d := logical.And(left...)
+		if rest == nil {
+			rest = d
+			continue
+		}
+		t := types.BooleanT.WithNullable(rest.Type().Nullable() || d.Type().Nullable())
+		rest = &logical.Call{Name: "OR", Args: []logical.Expr{rest, d}, T: t}
+	}
+	return append(common, rest)
+}
 
 // Name implements Rule.
 func (r *FilterIntoJoin) Name() string { return "FilterIntoJoinRule" }
@@ -33,7 +114,11 @@ func (r *FilterIntoJoin) Apply(n logical.Node) (logical.Node, bool, error) {
 		}
 		nLeft := len(j.Left.Schema())
 		var toLeft, toRight, toCond, keep []logical.Expr
+		var conj []logical.Expr
 		for _, c := range logical.Conjuncts(f.Cond) {
+			conj = append(conj, r.pullFactors(c)...)
+		}
+		for _, c := range conj {
 			s := sideOf(c, nLeft)
 			if !r.env.deterministic(c) || s == sideNone {
 				keep = append(keep, c)

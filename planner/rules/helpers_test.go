@@ -66,6 +66,7 @@ func eq(a, b logical.Expr) logical.Expr  { return call("=", boolT, a, b) }
 func add(a, b logical.Expr) logical.Expr { return call("+", intT, a, b) }
 
 func and(es ...logical.Expr) logical.Expr { return call("AND", boolT, es...) }
+func or(es ...logical.Expr) logical.Expr  { return call("OR", boolT, es...) }
 
 func project(in logical.Node, names []string, exprs ...logical.Expr) *logical.Project {
 	out := make(types.Schema, len(exprs))

@@ -149,6 +149,18 @@ func ruleCases() []ruleCase {
 			want: "LogicalJoin(condition=[=($0, $3)], joinType=[inner])\n:- LogicalFilter(condition=[>($1, 1)])\n:  +- LogicalTableScan(table=[[default_catalog, default_database, orders]])\n+- LogicalFilter(condition=[>($1, 2)])\n   +- LogicalTableScan(table=[[default_catalog, default_database, items]])\n",
 		},
 		{
+			name: "common factor of an OR becomes the join condition (TPC-H Q19)",
+			rule: "FilterIntoJoinRule",
+			in:   filter(oi, or(and(eq(a, d), gt(b, i32(1))), and(eq(a, d), gt(e, i32(2))))),
+			want: "LogicalJoin(condition=[AND(=($0, $3), OR(>($1, 1), >($4, 2)))], joinType=[inner])\n:- LogicalTableScan(table=[[default_catalog, default_database, orders]])\n+- LogicalTableScan(table=[[default_catalog, default_database, items]])\n",
+		},
+		{
+			name: "an OR one of whose disjuncts is the common factor is the factor",
+			rule: "FilterIntoJoinRule",
+			in:   filter(oi, or(eq(a, d), and(eq(a, d), gt(e, i32(2))))),
+			want: "LogicalJoin(condition=[=($0, $3)], joinType=[inner])\n:- LogicalTableScan(table=[[default_catalog, default_database, orders]])\n+- LogicalTableScan(table=[[default_catalog, default_database, items]])\n",
+		},
+		{
 			name: "left join: only left conjuncts go down",
 			rule: "FilterIntoJoinRule",
 			in:   filter(join(o, it, logical.LeftJoin, eq(a, d)), and(gt(b, i32(1)), gt(e, i32(2)))),
