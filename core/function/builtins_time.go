@@ -392,11 +392,7 @@ func registerTemporal(r *Registry) {
 			if len(a) == 2 {
 				f = a[1].(string)
 			}
-			tm, err := ParseJavaDate(a[0].(string), f)
-			if err != nil {
-				return nil, nil
-			}
-			return fromWall(tm, loc(ctx)).Unix(), nil
+			return unixTimestampOf(a[0].(string), f, loc(ctx)), nil // unix_timestamp.go
 		},
 		doc: Doc{Summary: "Current epoch seconds, or a date string (default format 'yyyy-MM-dd HH:mm:ss', session zone) as epoch seconds.", Args: "[string [, format]]", Example: "UNIX_TIMESTAMP('1970-01-01 00:00:01')"}}.def())
 

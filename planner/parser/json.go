@@ -108,7 +108,7 @@ func (p *parser) parseJSONCall() (ast.Expr, error) {
 		return nil, err
 	}
 	if j.Returning == nil && j.Wrapper == "" && j.OnEmpty == nil && j.OnError == nil && j.OnNull == "" &&
-		j.Name != "JSON_OBJECT" && j.Name != "JSON_OBJECTAGG" {
+		j.Name != "JSON_OBJECT" && j.Name != "JSON_OBJECTAGG" && j.Name != "JSON_ARRAY" {
 		return p.callSuffix(&ast.FunctionCall{Pos: t.pos, Name: ast.ObjectName{Parts: []string{t.text}}, Args: j.Args})
 	}
 	if (j.Name == "JSON_OBJECTAGG" || j.Name == "JSON_ARRAYAGG") && j.Returning == nil && j.Wrapper == "" && j.OnEmpty == nil && j.OnError == nil {

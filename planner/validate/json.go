@@ -53,6 +53,11 @@ func (b *binder) jsonCall(x *ast.JSONCall) (logical.Expr, error) {
 			if err != nil {
 				return nil, err
 			}
+			if rt.IsString() && d.Type().Kind == types.Boolean {
+				// Flink turns the default into the STRING result with
+				// Java's String.valueOf: "false", not CAST's 'FALSE'
+				return b.call(x.Pos, "LOWER", coerce(d, rt))
+			}
 			return coerce(d, rt), nil
 		}
 		ed, err := def(x.OnEmpty)
