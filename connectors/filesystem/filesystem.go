@@ -58,6 +58,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/tablerun/tablerun/connectors/filesystem/arrowipc"
 	"github.com/tablerun/tablerun/connectors/filesystem/avro"
 	"github.com/tablerun/tablerun/connectors/filesystem/csv"
 	"github.com/tablerun/tablerun/connectors/filesystem/json"
@@ -70,11 +71,12 @@ import (
 // Config is the parsed options of a filesystem table.
 type Config struct {
 	Path    string
-	Format  string // "csv", "json", "parquet" or "avro"
+	Format  string // "csv", "json", "parquet", "avro" or "arrow"
 	CSV     csv.Options
 	JSON    json.Options
 	Parquet parquet.Options
 	Avro    avro.Options
+	Arrow   arrowipc.Options
 	// RollingFileSize is sink.rolling-policy.file-size: a part file rolls
 	// once it holds this many bytes (default 128 MB).
 	RollingFileSize int64
@@ -130,6 +132,7 @@ func OptionalOptions() []string {
 	out = append(out, csvOptions...)
 	out = append(out, parquet.OptionKeys()...)
 	out = append(out, avro.OptionKeys()...)
+	out = append(out, arrowipc.OptionKeys()...)
 	return append(out, jsonOptions...)
 }
 
@@ -146,6 +149,8 @@ func SupportedOptions(format string) []string {
 		out = append(out, parquet.OptionKeys()...)
 	case "avro":
 		out = append(out, avro.OptionKeys()...)
+	case "arrow":
+		out = append(out, arrowipc.OptionKeys()...)
 	}
 	return out
 }
@@ -292,6 +297,10 @@ func ParseConfig(opts map[string]string) (Config, error) {
 		if cfg.Avro, err = avro.ParseOptions(opts); err != nil {
 			return cfg, err
 		}
+	case "arrow": // a tablerun extension: Flink has no Arrow file format
+		if cfg.Arrow, err = arrowipc.ParseOptions(opts); err != nil {
+			return cfg, err
+		}
 	case "orc":
 		// Flink's orc format; Go has no maintained ORC implementation yet.
 		return cfg, errors.New("not supported yet: the 'orc' format (there is no maintained Go ORC library; use 'parquet' or 'avro')")
@@ -309,6 +318,9 @@ func checkFormatTypes(cfg Config, schema types.Schema) error {
 		return parquet.CheckTypes(schema)
 	case "avro":
 		return avro.CheckTypes(schema, cfg.Avro)
+	case "arrow":
+		_, err := types.ArrowSchema(schema)
+		return err
 	}
 	return nil
 }
@@ -524,6 +536,17 @@ func (s *Source) runFile(ctx context.Context, name string, out vectorized.Collec
 		}
 		defer pr.Close()
 		rd = pr
+	case "arrow":
+		st, serr := f.Stat()
+		if serr != nil {
+			return fmt.Errorf("reading %s: %w", name, serr)
+		}
+		ar, aerr := arrowipc.NewReader(f, st.Size(), name, physical, proj)
+		if aerr != nil {
+			return aerr
+		}
+		defer ar.Close()
+		rd = ar
 	case "avro":
 		if rd, err = avro.NewReader(bufio.NewReaderSize(f, 256<<10), name, physical, proj, s.batchSize); err != nil {
 			return err

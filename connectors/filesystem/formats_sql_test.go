@@ -354,3 +354,38 @@ func TestAvroRoundTripEveryType(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "lzma")
 }
+
+// TestArrowFormat: the 'arrow' format (a tablerun extension) round-trips
+// every type, intervals included; pyarrow reads its IPC files, and
+// tablerun reads an IPC stream pyarrow wrote.
+func TestArrowFormat(t *testing.T) {
+	for _, extra := range []string{"", ", 'arrow.compression' = 'zstd'", ", 'arrow.compression' = 'lz4'"} {
+		e := batchEnv(t)
+		dir := t.TempDir()
+		run(t, e, "CREATE TABLE ar ("+allTypesColumns+", iv INTERVAL DAY TO SECOND(3)) WITH ('connector' = 'filesystem', 'path' = '"+dir+"', 'format' = 'arrow'"+extra+")")
+		rows := "SELECT *, INTERVAL '1' DAY * i FROM (" + allTypesRows + ")"
+		run(t, e, "INSERT INTO ar "+rows)
+		want := printedRows(t, e, rows+" ORDER BY i NULLS FIRST")
+		require.Equal(t, want, printedRows(t, e, "SELECT * FROM ar ORDER BY i NULLS FIRST"), extra)
+		require.Equal(t, []string{"3"}, printedRows(t, e, "SELECT COUNT(*) FROM ar"))
+	}
+	py := pyarrow(t)
+	e := batchEnv(t)
+	dir := t.TempDir()
+	run(t, e, "CREATE TABLE ar (i INT, s STRING, ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = '"+dir+"/t', 'format' = 'arrow')")
+	run(t, e, "INSERT INTO ar VALUES (1, 'a', TIMESTAMP '2024-01-01 00:00:00.5'), (2, CAST(NULL AS STRING), CAST(NULL AS TIMESTAMP(3)))")
+	script := `
+import sys, glob, pyarrow as pa, pyarrow.ipc as ipc
+files = [f for f in glob.glob(sys.argv[1] + "/*") if not f.split("/")[-1].startswith((".", "_"))]
+t = pa.concat_tables([ipc.open_file(f).read_all() for f in files]).sort_by("i")
+print(t.column("i").to_pylist(), t.column("s").to_pylist(), t.column("ts").to_pylist())
+s = pa.table({"S": pa.array(["x", None]), "i": pa.array([7, 8], pa.int16())})
+with ipc.new_stream(sys.argv[2] + "/stream.arrows", s.schema) as w:
+    w.write_table(s)
+`
+	out, err := exec.Command(py, "-c", script, dir+"/t", dir).CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Equal(t, "[1, 2] ['a', None] [datetime.datetime(2024, 1, 1, 0, 0, 0, 500000), None]\n", string(out))
+	run(t, e, "CREATE TABLE st (i INT, s STRING, missing DOUBLE) WITH ('connector' = 'filesystem', 'path' = '"+dir+"/stream.arrows', 'format' = 'arrow')")
+	require.Equal(t, []string{"7|x|<nil>", "8|<nil>|<nil>"}, printedRows(t, e, "SELECT * FROM st ORDER BY i"))
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/tablerun/tablerun/connectors/filesystem/arrowipc"
 	"github.com/tablerun/tablerun/connectors/filesystem/avro"
 	"github.com/tablerun/tablerun/connectors/filesystem/csv"
 	"github.com/tablerun/tablerun/connectors/filesystem/json"
@@ -368,6 +369,14 @@ func (s *Sink) writeTo(dir string, rec arrow.RecordBatch) error {
 			p.w = csv.NewWriter(p.cw, s.dataSchema(), s.cfg.CSV)
 		case "parquet":
 			w, err := parquet.NewWriter(p.cw, s.dataSchema(), s.cfg.Parquet)
+			if err != nil {
+				_ = f.Close()
+				_ = os.Remove(tmp)
+				return err
+			}
+			p.w = w
+		case "arrow":
+			w, err := arrowipc.NewWriter(p.cw, s.dataSchema(), s.cfg.Arrow)
 			if err != nil {
 				_ = f.Close()
 				_ = os.Remove(tmp)

@@ -11,11 +11,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// conform converts an array read from a file into the arrow type that
+// Conform converts an array read from a file into the arrow type that
 // carries the declared column type: structs by field name (missing fields
 // NULL), lists and maps element-wise, leaves by a safe cast (timestamps
 // change unit, truncating as Flink does). It returns a new reference.
-func conform(mem memory.Allocator, arr arrow.Array, target arrow.DataType) (arrow.Array, error) {
+func Conform(mem memory.Allocator, arr arrow.Array, target arrow.DataType) (arrow.Array, error) {
 	src := arr.DataType()
 	if arrow.TypeEqual(src, target) {
 		arr.Retain()
@@ -47,7 +47,7 @@ func conform(mem memory.Allocator, arr arrow.Array, target arrow.DataType) (arro
 				continue
 			}
 			child := array.MakeFromData(s.Data().Children()[j])
-			c, err := conform(mem, child, f.Type)
+			c, err := Conform(mem, child, f.Type)
 			child.Release()
 			if err != nil {
 				return nil, fmt.Errorf("field %s: %w", f.Name, err)
@@ -68,13 +68,13 @@ func conform(mem memory.Allocator, arr arrow.Array, target arrow.DataType) (arro
 		entries := m.Data().Children()[0]
 		ek := array.MakeFromData(entries.Children()[0])
 		ev := array.MakeFromData(entries.Children()[1])
-		k, err := conform(mem, ek, t.KeyType())
+		k, err := Conform(mem, ek, t.KeyType())
 		ek.Release()
 		if err != nil {
 			ev.Release()
 			return nil, fmt.Errorf("map key: %w", err)
 		}
-		v, err := conform(mem, ev, t.ItemType())
+		v, err := Conform(mem, ev, t.ItemType())
 		ev.Release()
 		if err != nil {
 			k.Release()
@@ -96,7 +96,7 @@ func conform(mem memory.Allocator, arr arrow.Array, target arrow.DataType) (arro
 			return castLeaf(mem, arr, target)
 		}
 		ev := array.MakeFromData(values)
-		v, err := conform(mem, ev, t.Elem())
+		v, err := Conform(mem, ev, t.Elem())
 		ev.Release()
 		if err != nil {
 			return nil, fmt.Errorf("array element: %w", err)

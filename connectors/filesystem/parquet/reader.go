@@ -251,7 +251,7 @@ func (rd *Reader) Next() (arrow.RecordBatch, error) {
 			cols[i] = array.MakeArrayOfNull(rd.mem, f.Type, int(n))
 			continue
 		}
-		c, err := conform(rd.mem, rec.Column(rd.src[i]), f.Type)
+		c, err := Conform(rd.mem, rec.Column(rd.src[i]), f.Type)
 		if err == nil && rd.shift[i] {
 			s := shiftTimestamps(rd.mem, c, rd.opts.loc(), true)
 			c.Release()

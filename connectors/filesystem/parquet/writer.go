@@ -63,18 +63,18 @@ func optional(dt arrow.DataType) arrow.DataType {
 	return dt
 }
 
-// relabel gives data the type dt, which has the same layout (optional).
-func relabel(data arrow.ArrayData, dt arrow.DataType) arrow.ArrayData {
+// Relabel gives data the type dt, which has the same layout (optional).
+func Relabel(data arrow.ArrayData, dt arrow.DataType) arrow.ArrayData {
 	var children []arrow.ArrayData
 	switch d := dt.(type) {
 	case *arrow.StructType:
 		for i, c := range data.Children() {
-			children = append(children, relabel(c, d.Field(i).Type))
+			children = append(children, Relabel(c, d.Field(i).Type))
 		}
 	case *arrow.ListType:
-		children = []arrow.ArrayData{relabel(data.Children()[0], d.Elem())}
+		children = []arrow.ArrayData{Relabel(data.Children()[0], d.Elem())}
 	case *arrow.MapType:
-		children = []arrow.ArrayData{relabel(data.Children()[0], d.Elem())}
+		children = []arrow.ArrayData{Relabel(data.Children()[0], d.Elem())}
 	default:
 		data.Retain()
 		return data
@@ -208,7 +208,7 @@ func (w *Writer) toFile(i int, col arrow.Array) (arrow.Array, error) {
 		col.Retain()
 		return col, nil
 	}
-	d := relabel(col.Data(), ft)
+	d := Relabel(col.Data(), ft)
 	defer d.Release()
 	return array.MakeFromData(d), nil
 }
