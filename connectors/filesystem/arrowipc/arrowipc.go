@@ -225,7 +225,9 @@ type readerAtSeeker struct {
 
 func (s readerAtSeeker) ReadAt(p []byte, off int64) (int, error) { return s.r.ReadAt(p, off) }
 
-func (s readerAtSeeker) Read(p []byte) (int, error) { return 0, fmt.Errorf("arrow file: sequential read") }
+func (s readerAtSeeker) Read(p []byte) (int, error) {
+	return 0, fmt.Errorf("arrow file: sequential read")
+}
 
 func (s readerAtSeeker) Seek(off int64, whence int) (int64, error) {
 	switch whence {
