@@ -7,6 +7,8 @@
 //	tablerun --config conf.yaml --print-config   the effective configuration
 //	tablerun kernel install | kernel --connection-file F   the Jupyter kernel
 //	tablerun bench nexmark --query q17 [--events N] [-D k=v ...] [--matrix SPEC] [--chart out.svg]   benchmarks
+//	tablerun bench live [--clients …] [--keys 1000,1000000] [--duration 10m]   live-result memory benchmark
+//	tablerun diff [--gateway URL] script.sql   compare with Apache Flink
 //
 // Sessions start in streaming mode (execution.runtime-mode = STREAMING),
 // Flink's default; scripts switch with SET 'execution.runtime-mode' =
@@ -16,11 +18,21 @@
 // runs in-process), so it prints "[INFO] Complete execution of the SQL
 // update statement." whatever table.dml-sync says. Results are always
 // printed in the tableau layout (the table and changelog result modes are
-// interactive views that a script run cannot show). The first failing
-// statement stops the script with exit code 1; with --keep-going the script
-// runs on and the exit code is still 1. Parse errors report lines and
-// columns relative to the script file. Without -f or -e the interactive
-// shell starts (internal/shell).
+// interactive views that a script run cannot show). A streaming query's
+// changes print as they arrive (flushed at most 100 ms after leaving the
+// job) and are not kept, so an unbounded query runs in bounded memory
+// until Ctrl-C, which ends it with "Query terminated, received a total of
+// N rows" and "[INFO] Query canceled." (exit code 130). With --format
+// csv|json|arrow stdout carries only the data and the [INFO] and [ERROR]
+// lines go to stderr; arrow is one Arrow IPC stream, so a script with
+// more than one statement that returns rows is refused before anything
+// runs (exit code 2). The first failing statement stops the script with
+// exit code 1; with --keep-going the script runs on and the exit code is
+// still 1. "-f -" reads the script from stdin; the last statement needs
+// no ';'. Parse errors report lines and columns relative to the script
+// file. Without -f or -e the interactive shell starts (internal/shell);
+// when stdin is not a terminal it reads it as a script and exits with 1
+// if a statement failed.
 //
 // Configuration file: --config <file>, or else $TABLERUN_CONF_DIR/config.yaml
 // when that variable is set, is a YAML file with Flink's option keys (flat
@@ -98,9 +110,10 @@ const usage = `Usage: tablerun [options]                     run SQL (-f, -e) or
        tablerun bench nexmark --query qN ...  run a Nexmark query, report events/s and memory
        tablerun bench live ...                watch an unbounded GROUP BY through each client,
                                               report time to first row and RSS over time
+       tablerun diff [--gateway URL] s.sql    run a script on tablerun and on Apache Flink, compare
        tablerun help                          this text
-  (tablerun kernel -h, tablerun bench nexmark -h and tablerun bench live -h
-   describe their options)
+  (tablerun kernel -h, tablerun bench nexmark -h, tablerun bench live -h and
+   tablerun diff -h describe their options)
 
 Runs Flink SQL statements and prints results as Flink's SQL client does.
 Without -f or -e it starts the interactive SQL client (reading standard

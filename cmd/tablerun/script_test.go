@@ -54,7 +54,7 @@ func TestScriptCommand(t *testing.T) {
 			stdout: "", stderrHas: []string{"--format arrow writes one Arrow IPC stream", "(lines 1, 2, 3)"}},
 		{name: "unknown format", args: []string{"--format", "xml", "-e", "SELECT 1"}, code: 2, stderrHas: []string{`unknown --format "xml"`}},
 		{name: "help lists the subcommands", args: []string{"--help"},
-			stdoutHas: []string{"tablerun kernel install", "tablerun kernel --connection-file", "tablerun bench nexmark", "tablerun bench live", "--format"}},
+			stdoutHas: []string{"tablerun kernel install", "tablerun kernel --connection-file", "tablerun bench nexmark", "tablerun bench live", "tablerun diff", "--format"}},
 		{name: "HELP describes tablerun", args: []string{"-e", "HELP;"},
 			stdoutHas: []string{"SHOW EFFECTIVE CONFIGURATION", "LANGUAGE PYTHON|JAVASCRIPT", "--format csv|json|arrow"}},
 	}
