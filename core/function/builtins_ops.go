@@ -257,7 +257,9 @@ func DecimalArithType(op string, a, b types.Type) types.Type {
 		s := max(s1, s2)
 		return adjustDecimal(max(p1-s1, p2-s2)+s+1, s)
 	case "*":
-		return adjustDecimal(p1+p2, s1+s2)
+		// LogicalTypeMerging.findMultiplicationDecimalType: one digit more
+		// than the operands' (found against a real Flink 2.3)
+		return adjustDecimal(p1+p2+1, s1+s2)
 	case "/":
 		s := max(6, s1+p2+1)
 		return adjustDecimal(p1-s1+s2+s, s)

@@ -72,6 +72,16 @@ var KnownDifferences = []KnownDifference{
 		},
 	},
 	{
+		// Flink's planner fails to decorrelate an EXISTS subquery under
+		// some joins and aggregations (FLINK's "unexpected correlate
+		// variable $cor0 in the plan", a TableException at planning);
+		// tablerun runs the query.
+		Name: "Flink cannot decorrelate the subquery",
+		Match: func(s *Statement, _ *scriptState) bool {
+			return oursOK(s) && flinkErr(s, "unexpected correlate variable")
+		},
+	},
+	{
 		// Flink's 'dummy' module is test-only as well.
 		Name: "dummy module (test-only in Flink)",
 		Match: func(s *Statement, _ *scriptState) bool {

@@ -86,7 +86,7 @@ func TestEvalArithmetic(t *testing.T) {
 		cT("decimal plus", "3.75", "DECIMAL(4, 2) NOT NULL", "+", dec("1.25", 3, 2), dec("2.5", 2, 1)),
 		cT("decimal plus int", "3.25", "DECIMAL(13, 2) NOT NULL", "+", dec("1.25", 3, 2), 2),
 		cT("decimal minus", "-1.25", "DECIMAL(4, 2) NOT NULL", "-", dec("1.25", 3, 2), dec("2.5", 2, 1)),
-		cT("decimal times", "3.125", "DECIMAL(5, 3) NOT NULL", "*", dec("1.25", 3, 2), dec("2.5", 2, 1)),
+		cT("decimal times", "3.125", "DECIMAL(6, 3) NOT NULL", "*", dec("1.25", 3, 2), dec("2.5", 2, 1)),
 		cT("decimal div", "0.333333", "DECIMAL(7, 6) NOT NULL", "/", dec("1", 1, 0), dec("3", 1, 0)),
 		cT("decimal div scale", "0.500000", "DECIMAL(9, 6) NOT NULL", "/", dec("1.00", 3, 2), dec("2.00", 3, 2)),
 		cT("decimal div rounds half up", "0.666667", "DECIMAL(7, 6) NOT NULL", "/", dec("2", 1, 0), dec("3", 1, 0)),

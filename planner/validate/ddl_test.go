@@ -73,7 +73,7 @@ func TestCreateTable(t *testing.T) {
 	require.Equal(t, "BIGINT NOT NULL", tbl.Columns[0].Type.String())
 	require.Equal(t, "the id", tbl.Columns[0].Comment)
 	require.Equal(t, "`price` * `qty`", tbl.Columns[3].Expr)
-	require.Equal(t, "DECIMAL(20, 2)", tbl.Columns[3].Type.String())
+	require.Equal(t, "DECIMAL(21, 2)", tbl.Columns[3].Type.String())
 	require.Equal(t, &catalog.PrimaryKey{Name: "PK_id", Columns: []string{"id"}}, tbl.PrimaryKey)
 	require.Equal(t, &catalog.Watermark{Column: "ts", Expr: "`ts` - INTERVAL '5' SECOND"}, tbl.Watermark)
 	require.Equal(t, "orders", tbl.Comment)
