@@ -621,12 +621,14 @@ func inferConcat(args []types.Type) (types.Type, []types.Type, error) {
 		return types.BytesT.WithNullable(anyNullable(args)), nil, nil
 	}
 	total := 0
+	allChar := true
 	cast := make([]types.Type, len(args))
 	for i, a := range args {
 		switch {
 		case a.IsString():
 			cast[i] = a
 			total += a.Precision
+			allChar = allChar && a.Kind == types.Char
 		case a.Kind == types.Null:
 			cast[i] = types.StringT
 			total = types.MaxLength
@@ -639,6 +641,10 @@ func inferConcat(args []types.Type) (types.Type, []types.Type, error) {
 		if total > types.MaxLength {
 			total = types.MaxLength
 		}
+	}
+	if allChar && total < types.MaxLength {
+		// 'ab' || 'c' is CHAR(3), as in Flink (Calcite's DYADIC_STRING_SUM)
+		return types.CharOf(total).WithNullable(anyNullable(args)), cast, nil
 	}
 	return types.VarCharOf(total).WithNullable(anyNullable(args)), cast, nil
 }

@@ -67,12 +67,25 @@ func str1(name, summary, example string, f func(s string) (any, error), result t
 		doc:  Doc{Summary: summary, Args: "string", Example: example}}.def()
 }
 
-// sameLen keeps the argument's string type (UPPER/LOWER keep VARCHAR(n)).
+// sameStr keeps the argument's string type: UPPER, LOWER and INITCAP
+// keep CHAR(n) and VARCHAR(n), as Flink's (checked against Flink 2.3).
 func sameStr(args []types.Type) types.Type {
 	if args[0].IsString() {
-		return types.VarCharOf(args[0].Precision)
+		return types.Type{Kind: args[0].Kind, Precision: args[0].Precision}
 	}
 	return types.StringT
+}
+
+// varyingStr is the VARCHAR of the string argument at index i (its length
+// kept, CHAR made varying): the result of TRIM, LTRIM, RTRIM and
+// SUBSTRING in Flink (Calcite's ARG0 with TO_VARYING).
+func varyingStr(i int) func(args []types.Type) types.Type {
+	return func(args []types.Type) types.Type {
+		if i < len(args) && args[i].IsString() {
+			return types.VarCharOf(args[i].Precision)
+		}
+		return types.StringT
+	}
 }
 
 func argInt(v any) int64 {
@@ -215,8 +228,9 @@ func registerString(r *Registry) {
 		}
 		return string(rs), nil
 	}, types.StringT))
-	r.Register(str1("INITCAP", "Capitalises the first letter of each word, lower-cases the rest.", "INITCAP('hello WORLD') → 'Hello World'",
-		func(s string) (any, error) { return initCap(s), nil }, types.StringT))
+	r.Register(spec{name: "INITCAP", minArgs: 1, maxArgs: 1, args: []argClass{aStr}, result: sameStr, nullOnNull: true,
+		eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) { return initCap(a[0].(string)), nil },
+		doc:  Doc{Summary: "Capitalises the first letter of each word, lower-cases the rest.", Args: "string", Example: "INITCAP('hello WORLD') → 'Hello World'"}}.def())
 	r.Register(str1("ASCII", "Returns the code of the first character (0 for an empty string).", "ASCII('a') → 97",
 		func(s string) (any, error) {
 			if s == "" {
@@ -247,7 +261,8 @@ func registerString(r *Registry) {
 		doc: Doc{Summary: "Returns the character with the given code (modulo 256).", Args: "integer", Example: "CHR(97) → 'a'"}}.def())
 
 	for _, name := range []string{"SUBSTRING", "SUBSTR"} {
-		r.Register(spec{name: name, minArgs: 2, maxArgs: 3, args: []argClass{aStr, aInt, aInt}, result: fixedT(types.StringT), nullOnNull: true,
+		// nullable whatever the arguments, as in Flink
+		r.Register(spec{name: name, minArgs: 2, maxArgs: 3, args: []argClass{aStr, aInt, aInt}, result: varyingStr(0), nullOnNull: true, mayBeNull: true,
 			eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) {
 				var n int64
 				if len(a) > 2 {
@@ -257,7 +272,7 @@ func registerString(r *Registry) {
 			},
 			doc: Doc{Summary: "Returns the substring starting at a 1-based position, of the given length or to the end.", Args: "string, start [, length]", Example: name + "('hello', 2, 3) → 'ell'"}}.def())
 	}
-	r.Register(spec{name: "TRIM", minArgs: 1, maxArgs: 3, args: []argClass{aStr}, result: fixedT(types.StringT), nullOnNull: true,
+	r.Register(spec{name: "TRIM", minArgs: 1, maxArgs: 3, args: []argClass{aStr}, result: trimResult, nullOnNull: true,
 		eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) {
 			if len(a) == 1 {
 				return trimChars(a[0].(string), " ", true, true), nil
@@ -270,7 +285,7 @@ func registerString(r *Registry) {
 		},
 		doc: Doc{Summary: "Removes leading and/or trailing characters (spaces by default).", Args: "[BOTH | LEADING | TRAILING] [chars] FROM string", Example: "TRIM('  a ') → 'a'"}}.def())
 	trimFn := func(name string, left, right bool) {
-		r.Register(spec{name: name, minArgs: 1, maxArgs: 2, args: []argClass{aStr}, result: fixedT(types.StringT), nullOnNull: true,
+		r.Register(spec{name: name, minArgs: 1, maxArgs: 2, args: []argClass{aStr}, result: varyingStr(0), nullOnNull: true,
 			eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) {
 				chars := " "
 				if len(a) > 1 {
@@ -536,3 +551,7 @@ func position(needle, hay string, from int64) int32 {
 	}
 	return 0
 }
+
+// trimResult is TRIM's type: the VARCHAR of the trimmed string, the last
+// argument of (mode, chars, string) or the only one.
+func trimResult(args []types.Type) types.Type { return varyingStr(len(args) - 1)(args) }

@@ -194,7 +194,7 @@ func TestEvalLikeInConcat(t *testing.T) {
 		c("in null value", "NULL", "IN", nil, 1, 2),
 		c("in strings", "TRUE", "IN", "b", "a", "b"),
 		c("in mixed numeric", "TRUE", "IN", 2, int64(1), 2.0),
-		cT("concat", "ab", "VARCHAR(2) NOT NULL", "CONCAT", "a", "b"),
+		cT("concat", "ab", "CHAR(2) NOT NULL", "CONCAT", "a", "b"),
 		c("concat null", "NULL", "CONCAT", "a", nil),
 		c("concat number", "a1", "CONCAT", "a", 1),
 		c("coalesce", "2", "COALESCE", nil, 2, 3),
@@ -238,7 +238,7 @@ func TestEvalLikeInConcat(t *testing.T) {
 
 func TestEvalString(t *testing.T) {
 	runCases(t, []evalCase{
-		cT("upper", "ABC", "VARCHAR(3) NOT NULL", "UPPER", "abc"),
+		cT("upper", "ABC", "CHAR(3) NOT NULL", "UPPER", "abc"),
 		c("lower", "abc", "LOWER", "ABC"),
 		c("upper null", "NULL", "UPPER", nil),
 		c("char_length", "3", "CHAR_LENGTH", "añb"),

@@ -100,7 +100,7 @@ func TestCreateTable(t *testing.T) {
 	}
 	_, tbl, err = createTable(t, v, "CREATE TABLE foo WITH ('connector' = 'blackhole') AS SELECT id, UPPER(str) AS s FROM (VALUES (1, 'a')) T(id, str)")
 	require.NoError(t, err)
-	require.Equal(t, "id INT NOT NULL, s VARCHAR(1) NOT NULL", schemaString(tbl.Schema()))
+	require.Equal(t, "id INT NOT NULL, s CHAR(1) NOT NULL", schemaString(tbl.Schema()))
 	require.Equal(t, "blackhole", tbl.Options["connector"])
 	_, tbl, err = createTable(t, v, "CREATE TABLE x (ts TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts - INTERVAL '1' MINUTE)")
 	require.NoError(t, err)
