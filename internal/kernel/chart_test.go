@@ -112,3 +112,32 @@ func TestShortLabels(t *testing.T) {
 	require.Contains(t, svg, ">table.exec.a=1 and table.exec.b=1</text>")
 	require.NotContains(t, svg, `height="360"`) // taller than the default for the whole labels
 }
+
+// A streaming %chart cell: the live display keeps the table, and the
+// chart drawn when the job ends is an output of its own.
+func TestKernelStreamingChart(t *testing.T) {
+	c, _ := startKernel(t)
+	r, _ := c.request(c.shell, "execute_request", map[string]any{"code": "SET 'execution.runtime-mode' = 'streaming'"})
+	require.Equal(t, "ok", r["status"])
+	r, pub := c.request(c.shell, "execute_request", map[string]any{
+		"code": "%chart bar x=k y=c\nSELECT k, COUNT(*) AS c FROM (VALUES ('a'), ('b'), ('a')) AS t(k) GROUP BY k",
+	})
+	require.Equal(t, "ok", r["status"], r["evalue"])
+	var charts int
+	for _, m := range pub {
+		mc := content(t, m)
+		data, _ := mc["data"].(map[string]any)
+		if data == nil {
+			continue
+		}
+		if _, ok := data["image/svg+xml"]; ok {
+			charts++
+			require.Equal(t, "display_data", m.Header.MsgType)
+			require.NotContains(t, data, "text/html")
+			require.Nil(t, mc["transient"].(map[string]any)["display_id"])
+		} else if tr, ok := mc["transient"].(map[string]any); ok && tr["display_id"] != nil {
+			require.Contains(t, data, "text/html") // the live table
+		}
+	}
+	require.Equal(t, 1, charts)
+}
