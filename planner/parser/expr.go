@@ -753,8 +753,14 @@ func (p *parser) parseCase() (ast.Expr, error) {
 		if w.Cond, err = p.parseExpr(); err != nil {
 			return nil, err
 		}
-		if p.isOp(",") {
-			return nil, unsupported(p.tok().pos, "CASE WHEN with a value list")
+		// CASE v WHEN a, b THEN r: one branch per value, same result
+		values := []ast.Expr{w.Cond}
+		for c.Operand != nil && p.acceptOp(",") {
+			v, err := p.parseExpr()
+			if err != nil {
+				return nil, err
+			}
+			values = append(values, v)
 		}
 		if err := p.expectKw("THEN"); err != nil {
 			return nil, err
@@ -762,7 +768,10 @@ func (p *parser) parseCase() (ast.Expr, error) {
 		if w.Result, err = p.parseExpr(); err != nil {
 			return nil, err
 		}
-		c.Whens = append(c.Whens, w)
+		for _, v := range values {
+			w.Cond = v
+			c.Whens = append(c.Whens, w)
+		}
 	}
 	if len(c.Whens) == 0 {
 		return nil, p.errUnexpected(`"WHEN"`)
