@@ -683,13 +683,17 @@ func followStream(ctx context.Context, res *core.TableResult, maxRows int, live 
 // a Jupyter connection (benchmarks): it materializes res as a cell does
 // and hands each MIME bundle it would publish to publish (first is true
 // for the display_data, false for the update_display_data messages),
-// until the job ends or ctx is cancelled. It returns the final bundle.
+// until the job ends or ctx is cancelled. It returns the final bundle and
+// the job's error (ctx.Err() when ctx ended it).
 func WatchStream(ctx context.Context, res *core.TableResult, maxRows int, publish func(first bool, data map[string]string)) (map[string]string, error) {
 	final, cerr := followStream(ctx, res, maxRows, func(first bool, _ string, data map[string]string) { publish(first, data) }, nil)
-	if cerr != nil {
-		return final, errors.New(cerr.evalue)
+	switch {
+	case cerr == nil:
+		return final, nil
+	case ctx.Err() != nil:
+		return final, ctx.Err()
 	}
-	return final, nil
+	return final, errors.New(cerr.evalue)
 }
 
 // streamBundle renders the materialized rows of a streaming result: the
