@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -144,4 +145,53 @@ func TestPartitionPruning(t *testing.T) {
 	require.NoError(t, src.Run(context.Background(), &out))
 	require.Equal(t, int64(4), out.rows)
 	require.Equal(t, 2, stats.FilesSkipped)
+}
+
+// readAll reads every row of a filesystem table of sinkSchema.
+func readAll(t *testing.T, dir, format string) int64 {
+	t.Helper()
+	cfg, err := ParseConfig(map[string]string{"path": dir, "format": format})
+	require.NoError(t, err)
+	src, err := NewSource(cfg, sinkSchema, nil, 1024)
+	require.NoError(t, err)
+	require.NoError(t, src.Open(context.Background()))
+	var out collector
+	require.NoError(t, src.Run(context.Background(), &out))
+	return out.rows
+}
+
+// TestBulkFormatsRollOnCheckpoint: with checkpoints (a streaming job) the
+// Parquet, Avro and Arrow sinks complete their part file at every
+// checkpoint (Flink rolls bulk formats on checkpoints): after checkpoint
+// n commits, exactly the rows before its barrier are readable, each file a
+// complete file of its format.
+func TestBulkFormatsRollOnCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	for _, format := range []string{"parquet", "avro", "arrow"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			s := newTestSink(t, dir, 0, map[string]string{"format": format})
+			require.NoError(t, s.Write(ctx, rows(t, 0, 100)))
+			require.NoError(t, s.PreCommit(ctx, 1, newMemState()))
+			require.NoError(t, s.Write(ctx, rows(t, 100, 250)))
+			require.NoError(t, s.Commit(ctx, 1))
+			require.Equal(t, int64(100), readAll(t, dir, format), "checkpoint 1's rows, not the ones after its barrier")
+			require.NoError(t, s.PreCommit(ctx, 2, newMemState()))
+			require.NoError(t, s.Commit(ctx, 2))
+			require.Equal(t, int64(250), readAll(t, dir, format))
+			require.NoError(t, s.Write(ctx, rows(t, 250, 260)))
+			require.NoError(t, s.Finish(ctx))
+			require.NoError(t, s.Close())
+			require.Equal(t, int64(260), readAll(t, dir, format))
+			entries, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			visibleFiles := 0
+			for _, e := range entries {
+				if !strings.HasPrefix(e.Name(), ".") {
+					visibleFiles++
+				}
+			}
+			require.Equal(t, 3, visibleFiles, "one part file per checkpoint and one at the end")
+		})
+	}
 }
