@@ -100,7 +100,7 @@ func TestEngineMatchesDuckDBParquet(t *testing.T) {
 		 TIMESTAMP '2024-01-02 03:04:05.123456', TIMESTAMP_NS '2024-01-02 03:04:05.123456789', [1, NULL, 3],
 		 {'x': 7, 'y': 'seven'}, MAP {'a': 1, 'b': 2}, 42::UINTEGER),
 		(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)
-		) v(id, b, ti, si, bi, f, d, dec1, dec2, s, bl, dt, tm, ts, tsn, arr, r, m, u)) TO '`+path+`' (FORMAT parquet)`)
+		) v(id, b, ti, si, bi, f, d, dec1, dec2, s, bl, dt, tm, ts, tsn, arr, r, m, u)) TO '` + path + `' (FORMAT parquet)`)
 	if err != nil {
 		t.Fatal(err)
 	}
