@@ -313,6 +313,7 @@ func (e *TableEnvironment) checkpointSettings(j *job) (*build.CheckpointSettings
 			return nil, classify(KindExecution, fmt.Errorf("Could not restore from '%s' (%s): %w", ck.RestorePath, config.KeySavepointPath, err))
 		}
 		set.Restore = r
+		set.IgnoreUnclaimed = ck.IgnoreUnclaimed
 	}
 	return set, nil
 }

@@ -19,6 +19,8 @@ const (
 	KeyCheckpointTolerable         = "execution.checkpointing.tolerable-failed-checkpoints"
 	KeyCheckpointTimeout           = "execution.checkpointing.timeout"
 	KeySavepointPath               = "execution.savepoint.path"
+	KeyIgnoreUnclaimed             = "execution.savepoint.ignore-unclaimed-state"
+	KeyIgnoreUnclaimedNew          = "execution.state-recovery.ignore-unclaimed-state"
 	KeyCheckpointIncremental       = "execution.checkpointing.incremental"
 	KeyCheckpointIncrementalLegacy = "state.backend.incremental"
 	checkpointDefaultTimout        = 10 * time.Minute
@@ -37,6 +39,9 @@ func checkpointOptions() map[string]option {
 		KeyCheckpointTolerable: {"0", nonNegativeIntCheck},
 		KeyCheckpointTimeout:   {"10 min", durationCheck},
 		KeySavepointPath:       {"", anyString},
+		KeyIgnoreUnclaimed:     {"false", boolCheck},
+		// Flink 1.20's name of the same option.
+		KeyIgnoreUnclaimedNew: {"", optionalBoolCheck},
 		// On by default (Flink: false): delta snapshots restore exactly
 		// like full ones, and cost a fraction of them for large state.
 		KeyCheckpointIncremental:       {"true", boolCheck},
@@ -93,6 +98,11 @@ type Checkpointing struct {
 	// the next job starts from (a chk-<n> or savepoint directory, or a
 	// directory holding checkpoints: its newest valid one).
 	RestorePath string
+	// IgnoreUnclaimed is execution.savepoint.ignore-unclaimed-state (or
+	// execution.state-recovery.ignore-unclaimed-state): a restore may
+	// leave the state of operators the new plan does not have unused
+	// (Flink's --allowNonRestoredState).
+	IgnoreUnclaimed bool
 }
 
 // Checkpointing returns the checkpoint configuration. An interval without
@@ -115,6 +125,10 @@ func (c *Config) Checkpointing() (Checkpointing, error) {
 		ck.Timeout = d
 	}
 	ck.RestorePath = strings.TrimSpace(c.str(KeySavepointPath))
+	ck.IgnoreUnclaimed = c.boolean(KeyIgnoreUnclaimed)
+	if c.IsSet(KeyIgnoreUnclaimedNew) && !c.IsSet(KeyIgnoreUnclaimed) {
+		ck.IgnoreUnclaimed = c.boolean(KeyIgnoreUnclaimedNew)
+	}
 	ck.Incremental = c.boolean(KeyCheckpointIncremental)
 	if c.IsSet(KeyCheckpointIncrementalLegacy) && !c.IsSet(KeyCheckpointIncremental) {
 		ck.Incremental = c.boolean(KeyCheckpointIncrementalLegacy)

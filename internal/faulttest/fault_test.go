@@ -46,6 +46,13 @@ func buildBinary(t *testing.T) string {
 // fresh start).
 func jobScript(t *testing.T, out, chk, restore string) string {
 	t.Helper()
+	return jobScriptWith(t, out, chk, restore, "")
+}
+
+// jobScriptWith is jobScript with extra SET statements and, when insert is
+// not "", another INSERT INTO out1.
+func jobScriptWith(t *testing.T, out, chk, restore, insert string, sets ...string) string {
+	t.Helper()
 	var parts []string
 	for _, f := range []string{"ddl_gen.sql", "ddl_views.sql"} {
 		b, err := os.ReadFile(filepath.Join(nexmarkDir, f))
@@ -64,10 +71,59 @@ func jobScript(t *testing.T, out, chk, restore string) string {
 	if restore != "" {
 		fmt.Fprintf(&b, "SET 'execution.savepoint.path' = '%s';\n", restore)
 	}
+	for _, set := range sets {
+		b.WriteString(set + ";\n")
+	}
 	b.WriteString(ddl + ";\n")
 	fmt.Fprintf(&b, "CREATE TABLE out1 (auction BIGINT, wstart TIMESTAMP(3), cnt BIGINT, total BIGINT, maxprice BIGINT) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv');\n", out)
-	b.WriteString("INSERT INTO out1 SELECT auction, window_start, COUNT(*), SUM(price), MAX(price) FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end;\n")
+	if insert == "" {
+		insert = jobInsert
+	}
+	b.WriteString(insert + ";\n")
 	return b.String()
+}
+
+const jobInsert = "INSERT INTO out1 SELECT auction, window_start, COUNT(*), SUM(price), MAX(price) FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end"
+
+// latestID returns the highest id of a completed checkpoint under chk (0
+// for none).
+func latestID(chk string) int64 {
+	var best int64
+	for _, c := range checkpoints(chk) {
+		var id int64
+		if _, err := fmt.Sscanf(filepath.Base(c), "chk-%d", &id); err == nil && id > best {
+			best = id
+		}
+	}
+	return best
+}
+
+// runUntil waits for cmd to exit or, when after > 0, for after more
+// checkpoints than the latest one at the start to complete, then kills it
+// with SIGKILL (at a random moment within the next checkpoint interval).
+// Kills follow the job's progress, not the clock, so a loaded machine
+// slows the job and its kills alike.
+func runUntil(cmd *exec.Cmd, done <-chan error, chk string, after int, rng *rand.Rand) (err error, killed bool) {
+	if after <= 0 {
+		return <-done, false
+	}
+	target := latestID(chk) + int64(after)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err, false
+		case <-tick.C:
+			if latestID(chk) < target {
+				continue
+			}
+			time.Sleep(time.Duration(rng.Int64N(int64(100 * time.Millisecond))))
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			<-done
+			return nil, true
+		}
+	}
 }
 
 // committed returns the sorted lines of the visible part files of dir.
@@ -146,6 +202,21 @@ func corruptLatest(t *testing.T, chk string, corrupted map[string]bool) string {
 	if valid < 2 {
 		return ""
 	}
+	if len(corrupted)%2 == 1 {
+		// Every other time, one flipped byte in an operator id of
+		// _metadata: its checksum must catch it.
+		name := filepath.Join(latest, "_metadata")
+		b, err := os.ReadFile(name)
+		require.NoError(t, err)
+		i := strings.Index(string(b), `"operator": "`)
+		if i < 0 {
+			return ""
+		}
+		b[i+len(`"operator": "`)] ^= 0x01
+		require.NoError(t, os.WriteFile(name, b, 0o644))
+		corrupted[latest] = true
+		return latest
+	}
 	files, _ := filepath.Glob(filepath.Join(latest, "*.state"))
 	var big string
 	var size int64
@@ -170,7 +241,7 @@ func corruptLatest(t *testing.T, chk string, corrupted map[string]bool) string {
 // checkpoint; it returns the kills made. With corrupt, the newest
 // checkpoint is corrupted before restarts, and the restarted job must
 // report that it skipped it.
-func crashRound(t *testing.T, bin string, rng *rand.Rand, maxKills int, corrupt bool, want []string, span time.Duration) (kills, skips int) {
+func crashRound(t *testing.T, bin string, rng *rand.Rand, maxKills int, corrupt bool, want []string, perRun int64) (kills, skips int) {
 	dir := t.TempDir()
 	out, chk := filepath.Join(dir, "out"), filepath.Join(dir, "chk")
 	corrupted := map[string]bool{}
@@ -180,19 +251,16 @@ func crashRound(t *testing.T, bin string, rng *rand.Rand, maxKills int, corrupt 
 		cmd, log := start(t, bin, jobScript(t, out, chk, restore))
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
-		var err error
-		exited := true
+		after := 0
 		if kills < maxKills {
-			select {
-			case err = <-done:
-			case <-time.After(span*15/100 + time.Duration(rng.Int64N(int64(span)*55/100))):
-				_ = cmd.Process.Signal(syscall.SIGKILL)
-				<-done
-				kills++
-				exited = false
-			}
-		} else {
-			err = <-done
+			// kill after 1 to 60 % of the checkpoints a crash-free run
+			// completes
+			after = 1 + rng.IntN(int(max(1, perRun*6/10)))
+		}
+		err, killed := runUntil(cmd, done, chk, after, rng)
+		exited := !killed
+		if killed {
+			kills++
 		}
 		if bad != "" {
 			require.Regexp(t, "Skipping (corrupt )?checkpoint "+regexp.QuoteMeta(bad)+":", log.String(), "the restart must skip the corrupted checkpoint")
@@ -227,30 +295,70 @@ func TestKillNineExactlyOnce(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "ref")
-	began := time.Now()
 	cmd, log := start(t, bin, jobScript(t, out, filepath.Join(dir, "chk"), ""))
 	require.NoError(t, cmd.Wait(), "%s", log)
-	// kills land at 15-70 % of a crash-free run's duration, so that most
-	// runs die before they finish however fast the engine is
-	span := max(time.Since(began), 200*time.Millisecond)
+	// kills land after 1 to 60 % of the checkpoints of a crash-free run,
+	// so that most runs die before they finish however fast or loaded the
+	// machine is
+	perRun := latestID(filepath.Join(dir, "chk"))
+	require.Positive(t, perRun, "the crash-free run completed no checkpoint")
 	want := committed(t, out)
 	require.Greater(t, len(want), 10_000)
 
 	seed := time.Now().UnixNano()
-	t.Logf("seed %d, %d result rows, crash-free run %v", seed, len(want), span)
+	t.Logf("seed %d, %d result rows, crash-free run: %d checkpoints", seed, len(want), perRun)
 	rng := rand.New(rand.NewPCG(uint64(seed), 7))
 	total := 0
 	for round := 0; total < 20; round++ {
-		require.Less(t, round, 20)
-		k, _ := crashRound(t, bin, rng, 20-total, false, want, span)
+		require.Less(t, round, 40)
+		k, _ := crashRound(t, bin, rng, 20-total, false, want, perRun)
 		t.Logf("round %d: %d kills, output identical", round, k)
 		total += k
 	}
 	skipped := 0
 	for round := 0; skipped < 3; round++ {
-		require.Less(t, round, 20)
-		k, s := crashRound(t, bin, rng, 8, true, want, span)
+		require.Less(t, round, 40)
+		k, s := crashRound(t, bin, rng, 8, true, want, perRun)
 		t.Logf("corrupting round %d: %d kills, %d restarts past a corrupted checkpoint, output identical", round, k, s)
 		skipped += s
+	}
+}
+
+// TestRestoreIntoChangedPlan kills the job after some checkpoints and
+// restarts it with a changed INSERT: one without the window aggregation
+// (its operator removed) and one with a filter before it (the operators
+// after the new one get other ids: renamed). Both restarts must fail
+// naming the unclaimed operators, and run when
+// execution.savepoint.ignore-unclaimed-state is true.
+func TestRestoreIntoChangedPlan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault test: kills and restarts a process")
+	}
+	bin := buildBinary(t)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 9))
+	changed := map[string]string{
+		"removed": "INSERT INTO out1 SELECT auction, dateTime, bidder, price, price FROM bid",
+		"renamed": "INSERT INTO out1 SELECT auction, window_start, COUNT(*), SUM(price), MAX(price) FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end UNION ALL SELECT auction, dateTime, bidder, price, price FROM bid WHERE price < 0",
+	}
+	for name, insert := range changed {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			out, chk := filepath.Join(dir, "out"), filepath.Join(dir, "chk")
+			cmd, log := start(t, bin, jobScript(t, out, chk, ""))
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			err, killed := runUntil(cmd, done, chk, 2, rng)
+			require.NoError(t, err, "%s", log)
+			if !killed {
+				t.Skip("the job finished before two checkpoints")
+			}
+			cmd, log = start(t, bin, jobScriptWith(t, out, chk, chk, insert))
+			err = cmd.Wait()
+			require.Error(t, err, "a restore that drops state must fail:\n%s", log)
+			require.Contains(t, log.String(), "Cannot map checkpoint/savepoint state for operator ")
+			require.Contains(t, log.String(), "WindowAggregate")
+			cmd, log = start(t, bin, jobScriptWith(t, out, chk, chk, insert, "SET 'execution.savepoint.ignore-unclaimed-state' = 'true'"))
+			require.NoError(t, cmd.Wait(), "%s", log)
+		})
 	}
 }

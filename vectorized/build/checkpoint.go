@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/tablerun/tablerun/connectors"
@@ -41,6 +42,10 @@ type CheckpointSettings struct {
 	// Restore, when not nil, is the checkpoint or savepoint the run starts
 	// from.
 	Restore *checkpoint.Restored
+	// IgnoreUnclaimed lets a restore leave the state of operators the
+	// plan does not have unused; otherwise such state fails the run
+	// (execution.savepoint.ignore-unclaimed-state).
+	IgnoreUnclaimed bool
 	// Started, when not nil, receives the run's coordinator once the run
 	// starts (the session keeps it for SHOW JOBS and savepoints).
 	Started func(c *checkpoint.Coordinator)
@@ -381,6 +386,9 @@ func (c *injectCollector) EmitMarker(ctx context.Context, m vectorized.Marker) e
 // startCheckpoints creates and starts the run's coordinator.
 func (b *builder) startCheckpoints(ctx context.Context) (stop func(), failed <-chan error, err error) {
 	c := b.ck
+	if err := c.checkClaimed(); err != nil {
+		return nil, nil, err
+	}
 	coord, err := checkpoint.NewCoordinator(c.set.Config, c.tasks, func(id int64) {
 		for _, s := range c.sources {
 			s.request(id)
@@ -431,4 +439,30 @@ func (r *checkpointedRun) run(ctx context.Context, out vectorized.Collector) err
 		return cause
 	}
 	return err
+}
+
+// checkClaimed refuses a restore that would leave state unused: a
+// checkpoint operator id no task of the plan has (the SQL changed, or the
+// metadata names an operator wrongly) means rows would be lost silently.
+func (c *ckState) checkClaimed() error {
+	r := c.set.Restore
+	if r == nil || c.set.IgnoreUnclaimed {
+		return nil
+	}
+	claimed := map[string]bool{}
+	for _, t := range c.tasks {
+		claimed[t.Operator] = true
+	}
+	var unclaimed []string
+	for _, op := range r.Operators() {
+		if !claimed[op] {
+			unclaimed = append(unclaimed, op)
+		}
+	}
+	if len(unclaimed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("Failed to rollback to checkpoint/savepoint %s. Cannot map checkpoint/savepoint state for operator %s to the new program, "+
+		"because the operator is not available in the new program. If you want to allow to skip this, you can set '%s' to 'true'.",
+		r.Path(), strings.Join(unclaimed, ", "), "execution.savepoint.ignore-unclaimed-state")
 }

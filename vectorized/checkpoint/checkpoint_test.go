@@ -304,6 +304,24 @@ func TestCorruptLatestFallsBack(t *testing.T) {
 			name := filepath.Join(chk, "agg-0.state")
 			require.NoError(t, os.Truncate(name, 10))
 		}, "agg-0.state has 10 bytes"},
+		{"flipped byte in an operator id of _metadata", func(t *testing.T, chk string) {
+			name := filepath.Join(chk, MetadataFile)
+			data, err := os.ReadFile(name)
+			require.NoError(t, err)
+			i := strings.Index(string(data), `"operator": "agg"`)
+			require.GreaterOrEqual(t, i, 0)
+			data[i+len(`"operator": "a`)] ^= 0x01 // agg → afg
+			require.NoError(t, os.WriteFile(name, data, 0o644))
+		}, MetadataFile + ": checksum mismatch"},
+		{"flipped checksum of _metadata", func(t *testing.T, chk string) {
+			name := filepath.Join(chk, MetadataFile)
+			data, err := os.ReadFile(name)
+			require.NoError(t, err)
+			i := strings.Index(string(data), `"checksum": `)
+			require.GreaterOrEqual(t, i, 0)
+			data[i+len(`"checksum": `)] ^= 0x01
+			require.NoError(t, os.WriteFile(name, data, 0o644))
+		}, MetadataFile + ": "},
 		{"no metadata", func(t *testing.T, chk string) {
 			require.NoError(t, os.Remove(filepath.Join(chk, MetadataFile)))
 		}, "incomplete checkpoint"},
@@ -334,6 +352,27 @@ func TestCorruptLatestFallsBack(t *testing.T) {
 			require.ErrorContains(t, err, tc.want)
 			require.ErrorContains(t, err, latest)
 		})
+	}
+}
+
+// TestMetadataEveryFlippedByte flips each byte of a _metadata in turn: no
+// flip may open as a valid checkpoint.
+func TestMetadataEveryFlippedByte(t *testing.T) {
+	dir := t.TempDir()
+	h := newHarness(t, Config{Dir: dir, JobID: "j1", NumRetained: 3}, tasksOf("agg", 2), constState)
+	latest, err := h.c.TriggerCheckpoint(context.Background())
+	require.NoError(t, err)
+	name := filepath.Join(latest, MetadataFile)
+	orig, err := os.ReadFile(name)
+	require.NoError(t, err)
+	for i := range orig {
+		for _, bit := range []byte{0x01, 0x20} {
+			data := append([]byte(nil), orig...)
+			data[i] ^= bit
+			require.NoError(t, os.WriteFile(name, data, 0o644))
+			_, err := Open(latest, nil)
+			require.Error(t, err, "byte %d ^ %#x of %s opened", i, bit, name)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,7 +17,9 @@ import (
 // complete (Flink's _metadata).
 const MetadataFile = "_metadata"
 
-const metadataVersion = 1
+// metadataVersion 2 adds the checksum of _metadata itself; version 1
+// files (without one) are still read.
+const metadataVersion = 2
 
 // discardedMarker marks a discarded checkpoint directory that keeps state
 // files a retained incremental checkpoint still references.
@@ -32,6 +35,23 @@ type metadata struct {
 	Parallelism  map[string]int    `json:"parallelism"`
 	Tasks        []taskMeta        `json:"tasks"`
 	Meta         map[string]string `json:"meta,omitempty"`
+	// Checksum is the CRC32C of the document written with Checksum 0:
+	// one flipped byte (an operator id, a size) must not restore
+	// silently.
+	Checksum uint32 `json:"checksum"`
+}
+
+// encodeMetadata returns the bytes of _metadata: the indented JSON of md
+// with its checksum.
+func encodeMetadata(md *metadata) ([]byte, error) {
+	c := *md
+	c.Checksum = 0
+	body, err := json.MarshalIndent(&c, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	c.Checksum = crc32.Checksum(body, crcTable)
+	return json.MarshalIndent(&c, "", "  ")
 }
 
 // taskMeta describes one task's state file.
@@ -74,7 +94,7 @@ func stateFileName(t TaskID) string { return t.Operator + "-" + strconv.Itoa(t.S
 // writeMetadata makes a checkpoint complete: _metadata is written under a
 // temporary name, fsynced, renamed and the directory fsynced.
 func writeMetadata(dir string, md *metadata) (int64, error) {
-	data, err := json.MarshalIndent(md, "", "  ")
+	data, err := encodeMetadata(md)
 	if err != nil {
 		return 0, err
 	}
@@ -109,7 +129,20 @@ func readMetadata(dir string) (*metadata, error) {
 	if err := json.Unmarshal(data, &md); err != nil {
 		return nil, fmt.Errorf("corrupt %s: %w", name, err)
 	}
-	if md.Version != metadataVersion {
+	switch md.Version {
+	case 1: // before checksums
+	case metadataVersion:
+		// The file must be exactly what encodeMetadata writes of the
+		// values read: a changed byte changes a value (so the checksum
+		// no longer matches), the checksum itself, or the layout.
+		again, err := encodeMetadata(&md)
+		if err != nil {
+			return nil, fmt.Errorf("corrupt %s: %w", name, err)
+		}
+		if string(again) != string(data) {
+			return nil, fmt.Errorf("corrupt %s: checksum mismatch (the file was changed after it was written)", name)
+		}
+	default:
 		return nil, fmt.Errorf("corrupt %s: unknown format version %d", name, md.Version)
 	}
 	for _, t := range md.Tasks {
