@@ -147,7 +147,7 @@ func (e *TableEnvironment) compileFunction(key, display string, rec *catalog.Fun
 	if compile == nil {
 		return nil, unsupported("LANGUAGE %s", lang)
 	}
-	spec := udf.Spec{Name: rec.Name, Params: rec.Params, Returns: rec.Returns, Body: rec.Body}
+	spec := udf.Spec{Name: rec.Name, Params: rec.Params, Returns: rec.Returns, Body: rec.Body, Timeout: e.cfg.UDFTimeout()}
 	if spec.Name == "" {
 		spec.Name = display[strings.LastIndex(display, ".")+1:]
 	}

@@ -68,6 +68,10 @@ type Watch struct {
 	interrupt func()
 	start     atomic.Int64 // coarse clock tick of the call start; 0 = idle
 	fired     atomic.Bool
+	// done, when set (SetDone), is the statement's cancellation: the
+	// watchdog interrupts a running call once it is closed.
+	done     atomic.Pointer[<-chan struct{}]
+	canceled atomic.Bool
 }
 
 const tickEvery = 10 * time.Millisecond
@@ -82,11 +86,11 @@ var (
 // NewWatch registers a watch that calls interrupt when a call runs longer
 // than limit. A zero limit disables it. Call Close when the interpreter is
 // dropped.
+//
+// A watch without a limit is registered too: SetDone's cancellation still
+// interrupts its calls.
 func NewWatch(limit time.Duration, interrupt func()) *Watch {
 	w := &Watch{limit: limit, interrupt: interrupt}
-	if limit <= 0 {
-		return w
-	}
 	watchOnce.Do(func() {
 		clock.Store(1)
 		go watchdog()
@@ -101,18 +105,35 @@ func NewWatch(limit time.Duration, interrupt func()) *Watch {
 func (w *Watch) Begin() {
 	if w.fired.Load() {
 		w.fired.Store(false)
+		w.canceled.Store(false)
 	}
-	if w.limit > 0 {
-		w.start.Store(clock.Load())
-	}
+	w.start.Store(clock.Load())
 }
+
+// SetDone makes the watch interrupt calls when done is closed (the
+// statement was cancelled); nil forgets it. The check costs the watchdog
+// one non-blocking receive per tick.
+func (w *Watch) SetDone(done <-chan struct{}) {
+	if done == nil {
+		if w.done.Load() != nil {
+			w.done.Store(nil)
+		}
+		return
+	}
+	if p := w.done.Load(); p != nil && *p == done {
+		return
+	}
+	w.done.Store(&done)
+}
+
+// Canceled reports whether the current call was interrupted because the
+// statement was cancelled (not by the time limit).
+func (w *Watch) Canceled() bool { return w.canceled.Load() }
 
 // End marks the end of a call and reports whether the watchdog
 // interrupted it.
 func (w *Watch) End() bool {
-	if w.limit > 0 {
-		w.start.Store(0)
-	}
+	w.start.Store(0)
 	return w.fired.Load()
 }
 
@@ -121,10 +142,8 @@ func (w *Watch) End() bool {
 // the current coarse tick, which costs one or two atomic loads when the
 // tick has not changed (instead of End's and Begin's stores).
 func (w *Watch) Touch() {
-	if w.limit > 0 {
-		if c := clock.Load(); c != w.start.Load() {
-			w.start.Store(c)
-		}
+	if c := clock.Load(); c != w.start.Load() {
+		w.start.Store(c)
 	}
 }
 
@@ -152,9 +171,19 @@ func watchdog() {
 			if s == 0 || w.fired.Load() {
 				continue
 			}
-			if time.Duration(now-s)*tickEvery > w.limit {
+			if w.limit > 0 && time.Duration(now-s)*tickEvery > w.limit {
 				w.fired.Store(true)
 				w.interrupt()
+				continue
+			}
+			if p := w.done.Load(); p != nil {
+				select {
+				case <-*p:
+					w.canceled.Store(true)
+					w.fired.Store(true)
+					w.interrupt()
+				default:
+				}
 			}
 		}
 		watchMu.Unlock()

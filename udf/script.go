@@ -34,6 +34,8 @@ type Interp[V any] interface {
 	// Primitives convert the common primitive values both ways for the
 	// driver's typed loops (script_values.go).
 	Primitives[V]
+	// Watch is the interpreter's call watch (time limit, cancellation).
+	Watch() *Watch
 	// Call calls the entry function with args under the call's time
 	// limit; the error is the interpreter's (CallError maps it).
 	Call(args []V) (V, error)
@@ -157,6 +159,21 @@ func (s *Script[V, I]) resultError(err error, args []any) error {
 // Close releases the idle interpreters (Release calls it).
 func (s *Script[V, I]) Close() { s.Pool.Clear() }
 
+// borrow takes an interpreter from the pool for a call made in ctx: its
+// watch stops the call when ctx's statement is cancelled.
+func (s *Script[V, I]) borrow(ctx *function.EvalContext) (I, error) {
+	it, err := s.Pool.Get()
+	if err != nil {
+		return it, err
+	}
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done
+	}
+	it.Watch().SetDone(done)
+	return it, nil
+}
+
 // EvalContext returns ctx, or a UTC context when ctx is nil.
 func EvalContext(ctx *function.EvalContext) *function.EvalContext {
 	if ctx == nil {
@@ -205,7 +222,7 @@ func (s *Script[V, I]) result(it I, ctx *function.EvalContext, res V, args func(
 
 // eval is the scalar Definition.Eval.
 func (s *Script[V, I]) eval(ctx *function.EvalContext, _ function.CallTypes, args []any) (any, error) {
-	it, err := s.Pool.Get()
+	it, err := s.borrow(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +281,7 @@ func (f *scalarScript[V, I]) Close() { f.s.Close() }
 func (f *scalarScript[V, I]) CallBatch(ctx *function.EvalContext, args [][]any, n int) ([]any, error) {
 	s := f.s
 	ctx = EvalContext(ctx)
-	it, err := s.Pool.Get()
+	it, err := s.borrow(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +310,7 @@ func (f *scalarScript[V, I]) CallArrow(ctx *function.EvalContext, args []ArrowAr
 	if err != nil || done {
 		return err
 	}
-	it, err := s.Pool.Get()
+	it, err := s.borrow(ctx)
 	if err != nil {
 		return err
 	}
@@ -351,7 +368,7 @@ func (f *tableScript[V, I]) Close() { f.s.Close() }
 func (f *tableScript[V, I]) Rows(ctx *function.EvalContext, args []any, emit func(row []any) error) error {
 	s := f.s
 	ctx = EvalContext(ctx)
-	it, err := s.Pool.Get()
+	it, err := s.borrow(ctx)
 	if err != nil {
 		return err
 	}
@@ -390,7 +407,7 @@ func (f *tableScript[V, I]) RowsArrow(ctx *function.EvalContext, args []ArrowArg
 	if len(args) != len(s.Params) {
 		return fmt.Errorf("internal: %s function '%s' called with %d arguments, want %d", s.Lang.Name, s.Spec.Name, len(args), len(s.Params))
 	}
-	it, err := s.Pool.Get()
+	it, err := s.borrow(ctx)
 	if err != nil {
 		return err
 	}
@@ -445,7 +462,7 @@ func (a *aggScript[V, I]) ResultType() types.Type { return a.s.Spec.Returns }
 // interpreter and the class's object in it until Close.
 func (a *aggScript[V, I]) NewInstance(ctx *function.EvalContext) (AggInstance, error) {
 	s := a.s
-	it, err := s.Pool.Get()
+	it, err := s.borrow(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,10 @@ const (
 	// record batch produced by sources (default 4096). The SQL logic test
 	// runner sets it to 1 to check batch boundaries.
 	KeyBatchSize = "tablerun.exec.batch-size"
+	// KeyUDFTimeout is tablerun's own key: the time limit of one call into
+	// a Python or JavaScript function ('0' for none), for the functions
+	// compiled after it is set.
+	KeyUDFTimeout = "tablerun.udf.timeout"
 )
 
 // RuntimeMode is the value of execution.runtime-mode.
@@ -173,6 +177,7 @@ func options() map[string]option {
 		KeyBuiltinDatabase:    {"default_database", anyString},
 		KeyDisabledRules:      {"", anyString},
 		KeyBatchSize:          {"4096", positiveIntCheck},
+		KeyUDFTimeout:         {"5 s", durationCheck},
 		KeySpillMemoryBudget:  {"0", memorySizeCheck},
 		KeyTmpDirs:            {"", anyString},
 		KeySpillCompression:   {"true", boolCheck},
@@ -423,6 +428,19 @@ func (c *Config) DisabledRules() []string {
 func (c *Config) AllRulesDisabled() bool {
 	r := c.DisabledRules()
 	return len(r) == 1 && (r[0] == "*" || strings.EqualFold(r[0], "all"))
+}
+
+// UDFTimeout returns tablerun.udf.timeout; a negative duration for none
+// (the option's '0').
+func (c *Config) UDFTimeout() time.Duration {
+	d, err := ParseDuration(c.str(KeyUDFTimeout))
+	if err != nil || d <= 0 {
+		if err == nil {
+			return -1
+		}
+		return 5 * time.Second
+	}
+	return d
 }
 
 // BatchSize returns tablerun.exec.batch-size.

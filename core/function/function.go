@@ -43,6 +43,9 @@ type EvalContext struct {
 	// Catalog and Database are the session's current catalog and database
 	// (CURRENT_CATALOG, CURRENT_DATABASE); empty where no session set them.
 	Catalog, Database string
+	// Done, when not nil, is closed when the statement is cancelled:
+	// long-running script calls stop at it (udf.Watch.SetDone).
+	Done <-chan struct{}
 }
 
 // CallTypes gives an implementation the argument types (after coercion)

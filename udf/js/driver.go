@@ -246,3 +246,6 @@ func (p *program) nested(it *interp, loop func() error) error {
 	}
 	return loopErr
 }
+
+// Watch implements udf.Interp.
+func (it *interp) Watch() *udf.Watch { return it.watch }

@@ -290,6 +290,9 @@ func (p *program) callError(err error, it *interp, args []any, when string) erro
 				break
 			}
 		}
+	case (errors.As(err, &ie) || (it != nil && it.watch.Fired())) && it != nil && it.watch.Canceled():
+		e.Msg = "cancelled: the statement was cancelled during the call"
+		e.Line = p.lineOf(ie)
 	case errors.As(err, &ie) || (it != nil && it.watch.Fired()):
 		e.Msg = fmt.Sprintf("timed out: the call ran longer than %s", it.watch.Limit())
 		e.Line = p.lineOf(ie)

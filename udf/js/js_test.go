@@ -171,6 +171,19 @@ func TestTimeout(t *testing.T) {
 	require.Equal(t, int32(2), got)
 }
 
+// TestCancel stops a call without a time limit when its statement is
+// cancelled (the EvalContext's Done closes).
+func TestCancel(t *testing.T) {
+	def, err := Compile(udf.Spec{Name: "f", Params: params(types.IntT), Returns: types.IntT, Body: "function f(a) { while (true) { a++; } }", Timeout: -1})
+	require.NoError(t, err)
+	done := make(chan struct{})
+	time.AfterFunc(100*time.Millisecond, func() { close(done) })
+	start := time.Now()
+	_, err = def.Eval(&function.EvalContext{Done: done}, function.CallTypes{}, []any{int32(1)})
+	require.ErrorContains(t, err, "cancelled")
+	require.Less(t, time.Since(start), 2*time.Second)
+}
+
 func TestConcurrentGlobals(t *testing.T) {
 	def := scalar(t, "f", "let n = 0; const seen = {};\nfunction f(a) { n++; seen[a] = (seen[a] || 0) + 1; return a + 1; }", types.IntT, types.IntT)
 	bf, ok := udf.BatchImpl(def)

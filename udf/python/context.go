@@ -3,6 +3,7 @@ package python
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-python/gpython/py"
 	// The embedded modules UDF code may import. os, glob and tempfile
@@ -103,7 +104,70 @@ func (s *sandbox) tick() error {
 }
 
 func timeoutError(w *udf.Watch) error {
+	if w.Canceled() {
+		return py.ExceptionNewf(py.KeyboardInterrupt, "the statement was cancelled during the call")
+	}
 	return py.ExceptionNewf(py.TimeoutError, "call exceeded the time limit of %s", w.Limit())
+}
+
+// tickRange is what range() makes in a UDF: Python's range, whose
+// iterators check the watch at every step, so that for loops,
+// comprehensions and built-ins that consume a range (sum, list, sorted,
+// max…) stop at the time limit and on cancellation. (while loops are
+// instrumented at compile time, calls and generators at every frame.)
+type tickRange struct {
+	*py.Range
+	sb *sandbox
+}
+
+func (r tickRange) M__iter__() (py.Object, error) {
+	it, err := r.Range.M__iter__()
+	if err != nil {
+		return nil, err
+	}
+	return &tickIter{inner: it.(py.I__next__), sb: r.sb}, nil
+}
+
+// tickIter is a range iterator that checks the watch.
+type tickIter struct {
+	inner py.I__next__
+	sb    *sandbox
+}
+
+func (it *tickIter) Type() *py.Type                 { return py.RangeIteratorType }
+func (it *tickIter) M__iter__() (py.Object, error) { return it, nil }
+func (it *tickIter) M__next__() (py.Object, error) {
+	if w := it.sb.watch; w != nil && w.Fired() {
+		return nil, timeoutError(w)
+	}
+	return it.inner.M__next__()
+}
+
+// sleep is time.sleep in a UDF: it sleeps in steps and stops at the time
+// limit and on cancellation.
+func (s *sandbox) sleep(self py.Object, args py.Tuple) (py.Object, error) {
+	var secsObj py.Object
+	if err := py.UnpackTuple(args, nil, "sleep", 1, 1, &secsObj); err != nil {
+		return nil, err
+	}
+	secs, err := py.FloatAsFloat64(secsObj)
+	if err != nil {
+		return nil, err
+	}
+	if secs < 0 {
+		return nil, py.ExceptionNewf(py.ValueError, "sleep length must be non-negative")
+	}
+	end := time.Now().Add(time.Duration(secs * float64(time.Second)))
+	for {
+		if s.watch != nil && s.watch.Fired() {
+			return nil, timeoutError(s.watch)
+		}
+		left := time.Until(end)
+		if left <= 0 {
+			return py.None, nil
+		}
+		time.Sleep(min(left, 5*time.Millisecond))
+	}
 }
 
 // newSandbox makes a context with builtins and sys imported, open/input
@@ -123,6 +187,13 @@ func newSandbox() (*sandbox, error) {
 		}
 		return py.True, nil
 	}, 0, "")
+	b.Globals["range"] = py.MustNewMethod("range", func(self py.Object, args py.Tuple, kwargs py.StringDict) (py.Object, error) {
+		r, err := py.RangeNew(py.RangeType, args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		return tickRange{Range: r.(*py.Range), sb: s}, nil
+	}, 0, "range(stop) -> range object\nrange(start, stop[, step]) -> range object")
 	installExtras(b)
 	sys, err := s.store.GetModule("sys")
 	if err != nil {
@@ -168,6 +239,9 @@ func (s *sandbox) ModuleInit(impl *py.ModuleImpl) (*py.Module, error) {
 		if _, err := s.RunCode(impl.Code, m.Globals, m.Globals, nil); err != nil {
 			return nil, err
 		}
+	}
+	if impl.Info.Name == "time" {
+		m.Globals["sleep"] = py.MustNewMethod("sleep", s.sleep, 0, "sleep(seconds): delay execution for a given number of seconds")
 	}
 	return m, nil
 }

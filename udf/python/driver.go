@@ -198,3 +198,6 @@ func (it *interp) callInRun(fn py.Object, args py.Tuple) (py.Object, error) {
 	}
 	return res, err
 }
+
+// Watch implements udf.Interp.
+func (it *interp) Watch() *udf.Watch { return it.watch }

@@ -291,7 +291,11 @@ func (p *program) callError(err error, it *interp, args []any, when string) erro
 		}
 	}
 	if it != nil && it.watch.Fired() {
-		e.Msg = fmt.Sprintf("timed out: the call ran longer than %s", it.watch.Limit())
+		if it.watch.Canceled() {
+			e.Msg = "cancelled: the statement was cancelled during the call"
+		} else {
+			e.Msg = fmt.Sprintf("timed out: the call ran longer than %s", it.watch.Limit())
+		}
 	}
 	if when != "" {
 		e.Msg = when + ": " + e.Msg

@@ -176,6 +176,11 @@ func TestTimeout(t *testing.T) {
 		{"while true", "def f(a):\n    while True:\n        a += 1\n    return a\n"},
 		{"while cond", "def f(a):\n    x = 0\n    while x >= 0 or a:\n        x = x + 1\n    return x\n"},
 		{"calls", "def g(x):\n    return x + 1\n\ndef f(a):\n    for i in range(10**12):\n        a = g(a)\n    return a\n"},
+		{"for range", "def f(a):\n    for i in range(10**12):\n        a += 1\n    return a\n"},
+		{"comprehension", "def f(a):\n    return len([i for i in range(10**12)])\n"},
+		{"generator expression", "def f(a):\n    return sum(i for i in range(10**12))\n"},
+		{"sum of range", "def f(a):\n    return sum(range(10**12))\n"},
+		{"sleep", "import time\ndef f(a):\n    time.sleep(3600)\n    return a\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,6 +200,25 @@ func TestTimeout(t *testing.T) {
 	got, err := call(def, int32(1))
 	require.NoError(t, err)
 	require.Equal(t, int32(10), got)
+}
+
+// TestCancel stops a call without a time limit when its statement is
+// cancelled (the EvalContext's Done closes).
+func TestCancel(t *testing.T) {
+	for _, body := range []string{
+		"def f(a):\n    while True:\n        a += 1\n",
+		"def f(a):\n    return sum(range(10**12))\n",
+		"import time\ndef f(a):\n    time.sleep(3600)\n",
+	} {
+		def, err := Compile(udf.Spec{Name: "f", Params: params(types.IntT), Returns: types.IntT, Body: body, Timeout: -1})
+		require.NoError(t, err)
+		done := make(chan struct{})
+		time.AfterFunc(100*time.Millisecond, func() { close(done) })
+		start := time.Now()
+		_, err = def.Eval(&function.EvalContext{Done: done}, function.CallTypes{}, []any{int32(1)})
+		require.ErrorContains(t, err, "cancelled", body)
+		require.Less(t, time.Since(start), 2*time.Second, body)
+	}
 }
 
 func TestInstrument(t *testing.T) {

@@ -84,6 +84,13 @@ func Run(ctx context.Context, plan physical.Node, env *Env, out func(b vectorize
 	if env == nil {
 		env = &Env{}
 	}
+	if env.Eval != nil && env.Eval.Done == nil {
+		// Script calls stop when the run is cancelled.
+		e2, ev := *env, *env.Eval
+		ev.Done = ctx.Done()
+		e2.Eval = &ev
+		env = &e2
+	}
 	reads := analyseReads(plan)
 	b := &builder{env: env, inst: -1, par: env.Parallelism, readFields: reads.readFields(), reads: reads}
 	if env.Stats != nil {
