@@ -134,7 +134,7 @@ type tickIter struct {
 	sb    *sandbox
 }
 
-func (it *tickIter) Type() *py.Type                 { return py.RangeIteratorType }
+func (it *tickIter) Type() *py.Type                { return py.RangeIteratorType }
 func (it *tickIter) M__iter__() (py.Object, error) { return it, nil }
 func (it *tickIter) M__next__() (py.Object, error) {
 	if w := it.sb.watch; w != nil && w.Fired() {
