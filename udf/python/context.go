@@ -201,9 +201,7 @@ func newSandbox() (*sandbox, error) {
 	}
 	sys.Globals["path"] = py.NewList()
 	sys.Globals["argv"] = py.NewList()
-	if e, ok := sys.Globals["stderr"]; ok {
-		sys.Globals["stdout"] = e
-	}
+	installStreams(sys.Globals) // streams.go
 	return s, nil
 }
 
