@@ -99,26 +99,34 @@ func (t *fixedTable) checkRoom(n int) error {
 	return nil
 }
 
-// Insert implements GroupTable.
-func (t *fixedTable) Insert(keys []arrow.Array, n int, groupIDs []uint32) error {
+// keyWords checks the key column of an Insert or Lookup of n rows (what
+// names the operation in messages, with a %d for n) and returns it with
+// the first n keys as the table's 64-bit words.
+func (t *fixedTable) keyWords(keys []arrow.Array, n int, groupIDs []uint32, what string) (arrow.Array, []uint64, error) {
 	if len(keys) != 1 {
-		return fmt.Errorf("agg: group table has 1 key column, got %d", len(keys))
+		return nil, nil, fmt.Errorf("agg: group table has 1 key column, got %d", len(keys))
 	}
 	a := keys[0]
 	if !arrow.TypeEqual(a.DataType(), t.typ) {
-		return fmt.Errorf("agg: group key type %s, got %s", t.typ, a.DataType())
+		return nil, nil, fmt.Errorf("agg: group key type %s, got %s", t.typ, a.DataType())
 	}
 	if n < 0 || a.Len() < n || len(groupIDs) < n {
-		return fmt.Errorf("agg: insert of %d rows into key column of %d and %d ids", n, a.Len(), len(groupIDs))
+		return nil, nil, fmt.Errorf("agg: "+what+" key column of %d and %d ids", n, a.Len(), len(groupIDs))
 	}
 	if n == 0 {
-		return nil
+		return a, nil, nil
 	}
-	var ks []uint64
 	if t.width == 8 && !t.float {
-		ks = rawValues[uint64](a)[:n]
-	} else {
-		ks = t.normalise(a, n)
+		return a, rawValues[uint64](a)[:n], nil
+	}
+	return a, t.normalise(a, n), nil
+}
+
+// Insert implements GroupTable.
+func (t *fixedTable) Insert(keys []arrow.Array, n int, groupIDs []uint32) error {
+	a, ks, err := t.keyWords(keys, n, groupIDs, "insert of %d rows into")
+	if err != nil || n == 0 {
+		return err
 	}
 	if err := t.checkRoom(n); err != nil {
 		return err
@@ -327,24 +335,9 @@ var _ Lookuper = (*fixedTable)(nil)
 
 // Lookup implements Lookuper.
 func (t *fixedTable) Lookup(keys []arrow.Array, n int, groupIDs []uint32) error {
-	if len(keys) != 1 {
-		return fmt.Errorf("agg: group table has 1 key column, got %d", len(keys))
-	}
-	a := keys[0]
-	if !arrow.TypeEqual(a.DataType(), t.typ) {
-		return fmt.Errorf("agg: group key type %s, got %s", t.typ, a.DataType())
-	}
-	if n < 0 || a.Len() < n || len(groupIDs) < n {
-		return fmt.Errorf("agg: lookup of %d rows in key column of %d and %d ids", n, a.Len(), len(groupIDs))
-	}
-	if n == 0 {
-		return nil
-	}
-	var ks []uint64
-	if t.width == 8 && !t.float {
-		ks = rawValues[uint64](a)[:n]
-	} else {
-		ks = t.normalise(a, n)
+	a, ks, err := t.keyWords(keys, n, groupIDs, "lookup of %d rows in")
+	if err != nil || n == 0 {
+		return err
 	}
 	t.find(ks, groupIDs[:n])
 	if a.NullN() > 0 {
