@@ -14,6 +14,7 @@ import (
 	"github.com/tablerun/tablerun/connectors/print"
 	"github.com/tablerun/tablerun/connectors/values"
 	"github.com/tablerun/tablerun/core/catalog"
+	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/vectorized"
 )
@@ -43,20 +44,6 @@ func batchSize(cx *Context) int {
 	return cx.BatchSize
 }
 
-func boolOption(opts map[string]string, key string, def bool) (bool, error) {
-	v, ok := opts[key]
-	if !ok {
-		return def, nil
-	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, fmt.Errorf("Could not parse value '%s' for key '%s'.", v, key)
-}
-
 func intOption(opts map[string]string, key string, def int) (int, error) {
 	v, ok := opts[key]
 	if !ok {
@@ -83,11 +70,11 @@ func (f valuesFactory) CreateSource(cx *Context, spec SourceSpec) (vectorized.So
 	}
 	opts := spec.Table.Table.Options
 	physical := spec.Table.PhysicalSchema()
-	failing, err := boolOption(opts, "failing-source", false)
+	failing, err := config.BoolOption(opts, "failing-source", false)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := boolOption(opts, "bounded", false); err != nil {
+	if _, err := config.BoolOption(opts, "bounded", false); err != nil {
 		return nil, err
 	}
 	rows, err := values.Rows(opts, physical)
@@ -235,7 +222,7 @@ func (f printFactory) CreateSink(cx *Context, spec SinkSpec) (Sink, error) {
 		return nil, err
 	}
 	opts := spec.Table.Table.Options
-	toStderr, err := boolOption(opts, "standard-error", false)
+	toStderr, err := config.BoolOption(opts, "standard-error", false)
 	if err != nil {
 		return nil, err
 	}

@@ -155,20 +155,6 @@ func SupportedOptions(format string) []string {
 	return out
 }
 
-func parseBool(opts map[string]string, key string, def bool) (bool, error) {
-	v, ok := opts[key]
-	if !ok {
-		return def, nil
-	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, fmt.Errorf("Could not parse value '%s' for key '%s'.", v, key)
-}
-
 // parseChar reads a single-character option; Java escapes such as "\t"
 // are accepted as Flink does.
 func parseChar(opts map[string]string, key string, def byte) (byte, bool, error) {
@@ -221,7 +207,7 @@ func ParseConfig(opts map[string]string) (Config, error) {
 		if c.QuoteCharacter, quoteSet, err = parseChar(opts, "csv.quote-character", '"'); err != nil {
 			return cfg, err
 		}
-		if c.DisableQuoteCharacter, err = parseBool(opts, "csv.disable-quote-character", false); err != nil {
+		if c.DisableQuoteCharacter, err = config.BoolOption(opts, "csv.disable-quote-character", false); err != nil {
 			return cfg, err
 		}
 		if c.DisableQuoteCharacter && quoteSet {
@@ -230,13 +216,13 @@ func ParseConfig(opts map[string]string) (Config, error) {
 		if c.EscapeCharacter, _, err = parseChar(opts, "csv.escape-character", 0); err != nil {
 			return cfg, err
 		}
-		if c.AllowComments, err = parseBool(opts, "csv.allow-comments", false); err != nil {
+		if c.AllowComments, err = config.BoolOption(opts, "csv.allow-comments", false); err != nil {
 			return cfg, err
 		}
-		if c.IgnoreParseErrors, err = parseBool(opts, "csv.ignore-parse-errors", false); err != nil {
+		if c.IgnoreParseErrors, err = config.BoolOption(opts, "csv.ignore-parse-errors", false); err != nil {
 			return cfg, err
 		}
-		if c.WriteBigDecimalInScientificNotation, err = parseBool(opts, "csv.write-bigdecimal-in-scientific-notation", true); err != nil {
+		if c.WriteBigDecimalInScientificNotation, err = config.BoolOption(opts, "csv.write-bigdecimal-in-scientific-notation", true); err != nil {
 			return cfg, err
 		}
 		if v, ok := opts["csv.array-element-delimiter"]; ok {
@@ -254,10 +240,10 @@ func ParseConfig(opts map[string]string) (Config, error) {
 		}
 	case "json":
 		j := &cfg.JSON
-		if j.FailOnMissingField, err = parseBool(opts, "json.fail-on-missing-field", false); err != nil {
+		if j.FailOnMissingField, err = config.BoolOption(opts, "json.fail-on-missing-field", false); err != nil {
 			return cfg, err
 		}
-		if j.IgnoreParseErrors, err = parseBool(opts, "json.ignore-parse-errors", false); err != nil {
+		if j.IgnoreParseErrors, err = config.BoolOption(opts, "json.ignore-parse-errors", false); err != nil {
 			return cfg, err
 		}
 		if j.FailOnMissingField && j.IgnoreParseErrors {
@@ -283,10 +269,10 @@ func ParseConfig(opts map[string]string) (Config, error) {
 		if v, ok := opts["json.map-null-key.literal"]; ok {
 			j.MapNullKeyLiteral = v
 		}
-		if j.DecimalAsPlainNumber, err = parseBool(opts, "json.encode.decimal-as-plain-number", false); err != nil {
+		if j.DecimalAsPlainNumber, err = config.BoolOption(opts, "json.encode.decimal-as-plain-number", false); err != nil {
 			return cfg, err
 		}
-		if j.IgnoreNullFields, err = parseBool(opts, "json.encode.ignore-null-fields", false); err != nil {
+		if j.IgnoreNullFields, err = config.BoolOption(opts, "json.encode.ignore-null-fields", false); err != nil {
 			return cfg, err
 		}
 	case "parquet":

@@ -97,20 +97,6 @@ func OptionKeys() []string {
 	}
 }
 
-func parseBool(opts map[string]string, key string, def bool) (bool, error) {
-	v, ok := opts[key]
-	if !ok {
-		return def, nil
-	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, fmt.Errorf("Could not parse value '%s' for key '%s'.", v, key)
-}
-
 func parseSize(opts map[string]string, key string, def int64) (int64, error) {
 	v, ok := opts[key]
 	if !ok {
@@ -127,16 +113,16 @@ func parseSize(opts map[string]string, key string, def int64) (int64, error) {
 func ParseOptions(opts map[string]string) (Options, error) {
 	o := DefaultOptions()
 	var err error
-	if o.UTCTimezone, err = parseBool(opts, "parquet.utc-timezone", false); err != nil {
+	if o.UTCTimezone, err = config.BoolOption(opts, "parquet.utc-timezone", false); err != nil {
 		return o, err
 	}
-	if o.Int64Timestamp, err = parseBool(opts, "parquet.write.int64.timestamp", false); err != nil {
+	if o.Int64Timestamp, err = config.BoolOption(opts, "parquet.write.int64.timestamp", false); err != nil {
 		return o, err
 	}
-	if o.EnableDictionary, err = parseBool(opts, "parquet.enable.dictionary", true); err != nil {
+	if o.EnableDictionary, err = config.BoolOption(opts, "parquet.enable.dictionary", true); err != nil {
 		return o, err
 	}
-	if _, err = parseBool(opts, "parquet.validation", false); err != nil {
+	if _, err = config.BoolOption(opts, "parquet.validation", false); err != nil {
 		return o, err
 	}
 	if v, ok := opts["parquet.timestamp.time.unit"]; ok {
