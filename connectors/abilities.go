@@ -33,13 +33,32 @@ func (datagenFactory) Abilities(t *catalog.ResolvedTable) catalog.Abilities {
 }
 
 // Abilities implements AbilitiesFactory: bounded unless
-// 'source.monitor-interval' is set; writes insert only. Filters are
+// 'source.monitor-interval' is set; reads and writes inserts only, except
+// with a changelog format, whose row kinds it reads and writes. Filters are
 // pushed partially (filesystem/pushdown.go): those on partition columns
 // skip partitions, and with the parquet format those on columns with
 // statistics skip row groups; the plan keeps every filter.
 func (filesystemFactory) Abilities(t *catalog.ResolvedTable) catalog.Abilities {
 	_, monitor := t.Table.Options["source.monitor-interval"]
 	a := boundedSource(!monitor, false)
+	// A changelog format (debezium-json, …) reads and writes every row
+	// kind (Flink's FileSystemTableSource/Sink#getChangelogMode is the
+	// format's).
+	if f, err := filesystem.MessageFormat(t.Table.Options); err == nil && f != nil {
+		if m := f.DecodeMode(); !m.IsInsertOnly() {
+			a.ScanMode = m
+			a.Lookup = false
+		}
+		if m := f.EncodeMode(); !m.IsInsertOnly() {
+			a.SinkMode = m
+		}
+	}
+	if !monitor {
+		path, format := t.Table.Options["path"], t.Table.Options["format"]
+		a.ReportStatistics = func() catalog.TableStats {
+			return catalog.TableStats{RowCount: filesystem.EstimateRowCount(path, format)}
+		}
+	}
 	physical := t.PhysicalSchema()
 	parquetFormat := t.Table.Options["format"] == "parquet"
 	keys := map[int]bool{}

@@ -20,7 +20,8 @@ import (
 )
 
 // Builtin returns a registry holding the built-in connectors: values,
-// datagen, filesystem (csv, json), print, blackhole and nexmark.
+// datagen, filesystem (csv, json), print, blackhole, nexmark, jdbc, kafka
+// and upsert-kafka.
 //
 // The connector implementations live in subpackages that do not import
 // this package; the factories below adapt them to Factory. Every
@@ -34,6 +35,9 @@ func Builtin() *Registry {
 	r.Register(printFactory{})
 	r.Register(blackholeFactory{})
 	r.Register(nexmarkFactory{})
+	r.Register(jdbcFactory{})
+	r.Register(kafkaFactory{})
+	r.Register(kafkaFactory{upsert: true})
 	return r
 }
 
@@ -163,6 +167,16 @@ func (f filesystemFactory) config(t *catalog.ResolvedTable) (filesystem.Config, 
 	cfg, err := filesystem.ParseConfig(opts)
 	cfg.PartitionKeys = t.Table.PartitionKeys
 	return cfg, err
+}
+
+// CanInferSchema implements SchemaInferringFactory.
+func (filesystemFactory) CanInferSchema(opts map[string]string) bool {
+	return filesystem.CanInferSchema(opts)
+}
+
+// InferSchema implements SchemaInferringFactory.
+func (filesystemFactory) InferSchema(opts map[string]string) (types.Schema, error) {
+	return filesystem.InferSchema(opts)
 }
 
 // SupportedOptions implements OptionLister: the connector's keys plus

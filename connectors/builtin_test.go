@@ -188,8 +188,8 @@ func TestOptionErrors(t *testing.T) {
 			"Invalid value for option 'data': row 1 must be a JSON array of 2 values"},
 		{"values failing", map[string]string{"connector": "values", "data-id": "non-exist", "failing-source": "true"}, false,
 			"testing elements of values source shouldn't be empty."},
-		{"unknown connector", map[string]string{"connector": "kafka"}, false,
-			"Could not find any factory for identifier 'kafka' that implements 'org.apache.flink.table.factories.DynamicTableFactory' in the classpath.\n\nAvailable factory identifiers are:\n\nblackhole\ndatagen\nfilesystem\nnexmark\nprint\nvalues"},
+		{"unknown connector", map[string]string{"connector": "kinesis"}, false,
+			"Could not find any factory for identifier 'kinesis' that implements 'org.apache.flink.table.factories.DynamicTableFactory' in the classpath.\n\nAvailable factory identifiers are:\n\nblackhole\ndatagen\nfilesystem\njdbc\nkafka\nnexmark\nprint\nupsert-kafka\nvalues"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tablerun/tablerun/core/catalog"
+	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/vectorized"
 )
 
@@ -101,6 +102,53 @@ type TwoPhaseSink interface {
 	RestoreState(ctx context.Context, r vectorized.StateReader) error
 }
 
+// FinalCheckpointSink is a TwoPhaseSink whose rows after the last
+// checkpoint are published only by a checkpoint taken after its input
+// ended (Flink's final checkpoint, FLIP-147), so that a crash after the
+// end of the input and before the job finished cannot publish them twice
+// (a sink whose commits cannot be undone: Kafka transactions). Under
+// checkpointing, at the end of the input the executor calls
+// PreCommitFinal on the sink's goroutine, writing into the task's final
+// state (what RestoreState will get), before Finish; Finish then waits
+// until Commit published that state (the next checkpoint completed).
+// Without checkpointing PreCommitFinal is not called and Finish publishes
+// at once.
+type FinalCheckpointSink interface {
+	TwoPhaseSink
+	PreCommitFinal(ctx context.Context, w vectorized.StateWriter) error
+}
+
+// FlushingSink is a Sink that buffers rows and writes them out when a
+// checkpoint barrier reaches it (at-least-once, as Flink's SinkWriter#
+// flush before a checkpoint): Flush is called on the sink's goroutine,
+// before the checkpoint is acknowledged; its error fails the job.
+type FlushingSink interface {
+	Sink
+	Flush(ctx context.Context) error
+}
+
+// LookupFactory is a Factory whose tables answer key lookups for
+// processing-time temporal joins (catalog.Abilities.LookupFunction):
+// CreateLookup returns the function, and the partial cache the table's
+// options ask for in front of it (nil: none).
+type LookupFactory interface {
+	Factory
+	CreateLookup(cx *Context, spec LookupSpec) (vectorized.LookupFunction, *vectorized.LookupCache, error)
+}
+
+// LookupSpec describes the lookups of one temporal join.
+type LookupSpec struct {
+	Table *catalog.ResolvedTable
+	// Projection lists the physical columns the lookup returns, as
+	// indexes into Table.PhysicalSchema(); nil means all in order.
+	Projection []int
+	// Keys are the physical columns looked up, in the join's key order.
+	Keys []int
+	// Filters are predicates the source accepted
+	// (catalog.Abilities.ApplyFilters) that the returned rows must meet.
+	Filters []catalog.Expression
+}
+
 // SinkSpec and Context carry the sink's subtask: SinkSpec.Subtask is the
 // index of this instance among Context.Parallelism instances (0-based);
 // sinks that write files put it in their file names.
@@ -119,6 +167,18 @@ type SplittableFactory interface {
 type SplitSource interface {
 	vectorized.Source
 	SetSplit(index, count int) error
+}
+
+// SchemaInferringFactory is a Factory that gives a table declared
+// without columns the columns of its data (tablerun's extension; the
+// filesystem connector reads them from the first file,
+// connectors/filesystem/infer.go). The facade asks it when CREATE TABLE
+// declares no column and CanInferSchema holds, and stores the answer as
+// the table's columns.
+type SchemaInferringFactory interface {
+	Factory
+	CanInferSchema(options map[string]string) bool
+	InferSchema(options map[string]string) (types.Schema, error)
 }
 
 // AbilitiesFactory is a Factory whose tables can do more than a plain scan

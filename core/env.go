@@ -102,6 +102,9 @@ type TableEnvironment struct {
 	// fn holds the function catalog and modules (functions.go); nil until
 	// used.
 	fn *functionState
+	// remote is the SQL Gateway that runs the statements of a remote
+	// session (remote.go); nil for a local one.
+	remote *remoteExec
 }
 
 // NewTableEnvironment returns a new session. An invalid option in settings
@@ -181,6 +184,14 @@ func (e *TableEnvironment) ExecuteSQL(ctx context.Context, sql string) (res *Tab
 		return nil, e.initErr
 	}
 	start := e.now()
+	if e.remote != nil {
+		res, err = e.executeRemote(ctx, sql)
+		if err != nil {
+			return nil, err
+		}
+		res.elapsed = time.Since(start)
+		return res, nil
+	}
 	st, err := parser.ParseStatement(sql)
 	if err != nil {
 		if multipleStatements(sql) {
@@ -202,7 +213,7 @@ func (e *TableEnvironment) ExecuteSQL(ctx context.Context, sql string) (res *Tab
 	}
 	res, err = e.execute(ctx, st, start)
 	if err != nil {
-		return nil, err
+		return nil, e.locate(err, sql)
 	}
 	res.elapsed = time.Since(start)
 	return res, nil
@@ -220,6 +231,9 @@ func (e *TableEnvironment) SQLQuery(sql string) (t *Table, err error) {
 	}()
 	if e.initErr != nil {
 		return nil, e.initErr
+	}
+	if e.remote != nil {
+		return nil, errRemoteOnly("SQLQuery")
 	}
 	st, err := parser.ParseStatement(sql)
 	if err != nil {
@@ -325,7 +339,10 @@ func (e *TableEnvironment) planOptions() planner.Options {
 	for _, n := range e.cfg.DisabledRules() {
 		m[n] = true
 	}
-	return planner.Options{Disabled: m, Streaming: e.streaming()}
+	// Join reordering applies to batch plans only: a streaming plan keeps
+	// the FROM clause's order (its joins keep state per input, and
+	// interval and temporal joins are recognised in the written order).
+	return planner.Options{Disabled: m, Streaming: e.streaming(), JoinReorder: e.cfg.JoinReorderEnabled() && !e.streaming()}
 }
 
 // checkBatch is where jobs used to be refused in streaming mode; the
@@ -351,6 +368,7 @@ func (e *TableEnvironment) buildEnv(now time.Time) *build.Env {
 		par = 1
 	}
 	stdout, stderr := e.Output()
+	applyProcessMemory(e.cfg.ProcessMemorySize()) // memory.go
 	return &build.Env{
 		Connectors: e.conns,
 		Conn: &connectors.Context{
@@ -369,6 +387,8 @@ func (e *TableEnvironment) buildEnv(now time.Time) *build.Env {
 		Parallelism:     e.streamParallelism(par),
 		// table.exec.source.idle-timeout (streaming only).
 		SourceIdleTimeout: e.sourceIdleTimeout(),
+		// state.backend.type (streaming only; statebackend.go).
+		DiskState: e.diskState(),
 	}
 }
 

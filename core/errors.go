@@ -219,6 +219,10 @@ func ShiftPosition(err error, line, col int) error {
 	if errors.As(err, &vw) {
 		return err // positions within a view's query stay there
 	}
+	var le *locatedError
+	if errors.As(err, &le) {
+		return shiftLocated(err, line, col)
+	}
 	if !errors.As(err, &pe) || pe.Unsupported || pe.Line <= 0 || (line <= 1 && col <= 1) {
 		return shiftValidation(err, line, col)
 	}

@@ -46,6 +46,10 @@ func position(err error) (p Position, ok bool) {
 	if errors.As(err, &ve) && ve.Line > 0 {
 		return Position{Line: ve.Line, Col: ve.Col, EndLine: ve.EndLine, EndCol: ve.EndCol}, true
 	}
+	var le *locatedError
+	if errors.As(err, &le) {
+		return le.pos, true
+	}
 	return Position{}, false
 }
 
@@ -67,8 +71,12 @@ func innermostView(err error) *validate.ViewError {
 // editing distance; see validate.Suggest), or "".
 func (e *Error) Hint() string {
 	var ve *validate.Error
-	if errors.As(e.Err, &ve) {
+	if errors.As(e.Err, &ve) && ve.Hint != "" {
 		return ve.Hint
+	}
+	var le *locatedError
+	if errors.As(e.Err, &le) {
+		return le.hint
 	}
 	return ""
 }

@@ -139,7 +139,7 @@ func printShared(top physical.Node, ids map[string]int, self bool) string {
 				return
 			}
 		}
-		b.WriteString(prefix + n.Name() + "(" + physical.DescribeStream(n, true) + ")")
+		b.WriteString(prefix + n.Name() + "(" + n.Explain(true) + ")")
 		if first && self {
 			fmt.Fprintf(&b, "(reuse_id=[%d])", ids[physical.ExplainStream(n, exec)])
 		}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -43,7 +42,7 @@ func TestCheckpointsContinueAfterASourceFinishes(t *testing.T) {
 
 	out := filepath.Join(dir, "out")
 	env := NewTableEnvironment(InStreamingMode())
-	for _, s := range append(finishedTables(out),
+	for _, s := range append(throttled(finishedTables(out), "4000", "1000"),
 		"SET 'table.dml-sync' = 'false'",
 		"SET 'execution.checkpointing.interval' = '50 ms'",
 		"SET 'execution.checkpointing.dir' = '"+filepath.Join(dir, "chk")+"'",
@@ -51,10 +50,8 @@ func TestCheckpointsContinueAfterASourceFinishes(t *testing.T) {
 		exec(t, env, s)
 	}
 	res := exec(t, env, finishedInsert)
-	time.Sleep(600 * time.Millisecond)
-	info := env.Jobs()[0]
-	require.Equal(t, JobRunning, info.Status)
-	require.GreaterOrEqual(t, info.Checkpoints.Completed, 3, "checkpoints go on after d finished")
+	// checkpoints go on after d finished (at once: 50 rows at full speed)
+	waitUntil(t, "three checkpoints", jobProgressed(t, env, 3, ""))
 	stopped := exec(t, env, "STOP JOB '"+res.JobID()+"' WITH SAVEPOINT")
 	path := strings.TrimPrefix(fmt.Sprint(stopped.Rows()[0][0]), "file:")
 	require.Less(t, len(visibleLines(t, out)), 6000)

@@ -147,7 +147,7 @@ func (e *TableEnvironment) compileFunction(key, display string, rec *catalog.Fun
 	if compile == nil {
 		return nil, unsupported("LANGUAGE %s", lang)
 	}
-	spec := udf.Spec{Name: rec.Name, Params: rec.Params, Returns: rec.Returns, Body: rec.Body, Timeout: e.cfg.UDFTimeout()}
+	spec := udf.Spec{Name: rec.Name, Params: rec.Params, Returns: rec.Returns, Body: rec.Body, Timeout: e.cfg.UDFTimeout(), MemoryLimit: e.cfg.UDFMemoryLimit()}
 	if spec.Name == "" {
 		spec.Name = display[strings.LastIndex(display, ".")+1:]
 	}
@@ -162,8 +162,10 @@ func (e *TableEnvironment) compileFunction(key, display string, rec *catalog.Fun
 	if !rec.Inline() {
 		if rec.Kind == "" {
 			// Flink's form without a signature: the file's "sql:" line
-			// declares it (functions_filedecl.go).
-			if file, fn, err := e.scriptFile(rec.ClassName, lang); err == nil {
+			// declares it (functions_filedecl.go), or PyFlink's udf,
+			// udtf or udaf (functions_pyflink.go).
+			file, fn, err := e.scriptFile(rec.ClassName, lang)
+			if err == nil {
 				if ds, ok, err := declaredSpec(file, fn, lang); ok || err != nil {
 					if err != nil {
 						return nil, err
@@ -176,6 +178,17 @@ func (e *TableEnvironment) compileFunction(key, display string, rec *catalog.Fun
 					def.Name = key
 					return def, nil
 				}
+				if lang == "PYTHON" {
+					if def, ok, err := e.pyflinkDefinition(spec, file, fn); ok || err != nil {
+						if err != nil {
+							return nil, err
+						}
+						def.Name = key
+						return def, nil
+					}
+				}
+			} else if _, set := e.cfg.Get("python.files"); lang == "PYTHON" && set {
+				return nil, err
 			}
 			return nil, unsupported("%s function '%s' AS '%s' without a SQL signature; declare it as CREATE FUNCTION f(a INT, …) RETURNS type LANGUAGE %s AS '%s'",
 				strings.ToLower(lang), display, rec.ClassName, lang, rec.ClassName)
@@ -211,13 +224,21 @@ func (e *TableEnvironment) scriptFile(ref, lang string) (string, string, error) 
 		ext = ".js"
 	}
 	rel := filepath.FromSlash(strings.ReplaceAll(base, ".", "/")) + ext
-	for _, dir := range e.scriptPath() {
+	path := e.scriptPath()
+	if lang == "PYTHON" {
+		dirs, err := e.pythonFilesDirs() // functions_pyflink.go
+		if err != nil {
+			return "", "", err
+		}
+		path = append(dirs, path...)
+	}
+	for _, dir := range path {
 		p := filepath.Join(dir, rel)
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
 			return p, fn, nil
 		}
 	}
-	return "", "", fmt.Errorf("script file %s for function '%s' not found in %s", rel, ref, strings.Join(e.scriptPath(), ", "))
+	return "", "", fmt.Errorf("script file %s for function '%s' not found in %s", rel, ref, strings.Join(path, ", "))
 }
 
 // functionRecord builds the stored record of CREATE FUNCTION.

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -114,7 +113,10 @@ func testIncrementalGroupBy(t *testing.T, opts []string, sum string) {
 	env := NewTableEnvironment(InStreamingMode())
 	out := &lockedBuffer{}
 	env.SetOutput(out, out)
-	for _, s := range append(tables,
+	backend := testStateBackend() // rocksdb_state_test.go
+	for _, s := range append(throttled(tables, "20000", "4000"),
+		"SET 'state.backend.type' = '"+backend+"'",
+		"SET 'io.tmp.dirs' = '"+filepath.Join(dir, "tmp")+"'",
 		"SET 'table.dml-sync' = 'false'",
 		"SET 'execution.checkpointing.interval' = '20 ms'",
 		"SET 'execution.checkpointing.num-retained' = '2'",
@@ -123,27 +125,35 @@ func testIncrementalGroupBy(t *testing.T, opts []string, sum string) {
 	}
 	res := exec(t, env, insert)
 	require.True(t, res.Submitted())
-	time.Sleep(600 * time.Millisecond)
+	// the latest checkpoints hold deltas (hashmap) or shared store files
+	// (rocksdb): wait for two of them, then stop
+	jobDir := filepath.Join(chk, res.JobID())
+	mark := `"delta": true`
+	if backend == "rocksdb" {
+		mark = `"path": "shared/`
+	}
+	deltas := func() int {
+		entries, _ := os.ReadDir(jobDir)
+		n := 0
+		for _, e := range entries {
+			if md, err := os.ReadFile(filepath.Join(jobDir, e.Name(), "_metadata")); err == nil && strings.Contains(string(md), mark) {
+				n++
+			}
+		}
+		return n
+	}
+	waitUntil(t, "two incremental checkpoints", func() bool { return jobProgressed(t, env, 2, "")() && deltas() >= 2 })
 	exec(t, env, "STOP JOB '"+res.JobID()+"'")
 	first := out.String()
 	require.Less(t, len(upsertMaterialize(t, first)), 1+len(want)*2)
-
-	// the latest checkpoint holds deltas
-	jobDir := filepath.Join(chk, res.JobID())
-	entries, err := os.ReadDir(jobDir)
-	require.NoError(t, err)
-	deltas := 0
-	for _, e := range entries {
-		if md, err := os.ReadFile(filepath.Join(jobDir, e.Name(), "_metadata")); err == nil && strings.Contains(string(md), `"delta": true`) {
-			deltas++
-		}
-	}
-	require.Positive(t, deltas, "no retained checkpoint is incremental")
+	require.Positive(t, deltas(), "no retained checkpoint is incremental")
 
 	again := NewTableEnvironment(InStreamingMode())
 	out2 := &lockedBuffer{}
 	again.SetOutput(out2, out2)
 	for _, s := range append(tables,
+		"SET 'state.backend.type' = '"+backend+"'",
+		"SET 'io.tmp.dirs' = '"+filepath.Join(dir, "tmp")+"'",
 		"SET 'table.exec.resource.default-parallelism' = '2'",
 		"SET 'execution.savepoint.path' = '"+jobDir+"'") {
 		exec(t, again, s)

@@ -2,10 +2,13 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	arrowmem "github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/tablerun/tablerun/connectors/memory"
 	"github.com/tablerun/tablerun/core/catalog"
@@ -75,7 +78,37 @@ func (e *TableEnvironment) fromRecords(path string, schema *arrow.Schema, record
 // is valid until fn returns unless fn retains it. Batches carry no row
 // kinds, so a streaming query that produces updates fails with an error
 // instead of passing them off as inserts.
-func (t *Table) ExecuteArrow(ctx context.Context, fn func(rec arrow.RecordBatch) error) (err error) {
+func (t *Table) ExecuteArrow(ctx context.Context, fn func(rec arrow.RecordBatch) error) error {
+	err := t.ExecuteArrowChanges(ctx, func(rec arrow.RecordBatch, kinds []changelog.RowKind) error {
+		for _, k := range kinds {
+			if k != changelog.Insert {
+				return fmt.Errorf("ExecuteArrow delivers insert-only results, but the query produces update changes (%s); use TableResult.Changes or ToChangelogStream", k)
+			}
+		}
+		return fn(rec)
+	})
+	var e *Error
+	if err != nil && !errors.As(err, &e) {
+		return classify(KindExecution, err)
+	}
+	return err
+}
+
+// ExecuteArrowChanges runs the query in the session's runtime mode and
+// hands each non-empty batch of its result to fn as the job's last
+// operator emitted it: an Arrow record batch with the query's columns
+// (types.ArrowSchema of Schema: its names, types and nullability) and the
+// row kind of every row (kinds is nil when all rows are +I, always so in
+// batch mode). Nothing is kept: a streaming query over an unbounded
+// source runs, in the memory of its state, until ctx ends or fn fails
+// (whose error comes back unchanged; a cancelled ctx gives an error for
+// which IsCanceled holds). A batch is valid until fn returns unless fn
+// retains it; kinds belongs to the caller. This is the Arrow path of
+// servers (Flight SQL): batches pass through without becoming rows.
+func (t *Table) ExecuteArrowChanges(ctx context.Context, fn func(rec arrow.RecordBatch, kinds []changelog.RowKind) error) (err error) {
+	if t.err != nil {
+		return t.err
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = recovered(r)
@@ -87,19 +120,48 @@ func (t *Table) ExecuteArrow(ctx context.Context, fn func(rec arrow.RecordBatch)
 	if err != nil {
 		return err
 	}
+	schema := t.plan.Schema()
+	as, err := types.ArrowSchema(schema)
+	if err != nil {
+		return classify(KindPlanner, err)
+	}
+	mem := arrowmem.NewGoAllocator()
+	var fnErr error
 	err = build.Run(ctx, phys, e.buildEnv(now), func(b vectorized.Batch) error {
-		if b.Rec == nil {
+		if b.Rec == nil || b.Rec.NumRows() == 0 {
 			return nil
 		}
-		for _, k := range b.Kinds {
-			if k != changelog.Insert {
-				return fmt.Errorf("ExecuteArrow delivers insert-only results, but the query produces update changes (%s); use TableResult.Changes or ToChangelogStream", k)
-			}
+		rec, err := conformRecord(mem, b.Rec, as, schema)
+		if err != nil {
+			return err
 		}
-		return fn(b.Rec)
+		var kinds []changelog.RowKind
+		if b.Kinds != nil {
+			kinds = append([]changelog.RowKind(nil), b.Kinds...)
+		}
+		fnErr = fn(rec, kinds)
+		rec.Release()
+		return fnErr
 	})
 	if err != nil {
+		if fnErr != nil && err == fnErr {
+			return err
+		}
 		return classify(KindExecution, err)
 	}
 	return nil
+}
+
+// conformRecord returns rec as a record of as: the same columns under the
+// result's names when their types are as's (the usual case: no copy), else
+// rebuilt from its values. The caller releases the result.
+func conformRecord(mem arrowmem.Allocator, rec arrow.RecordBatch, as *arrow.Schema, schema types.Schema) (arrow.RecordBatch, error) {
+	same := int(rec.NumCols()) == as.NumFields()
+	for i := 0; same && i < as.NumFields(); i++ {
+		same = arrow.TypeEqual(rec.Column(i).DataType(), as.Field(i).Type)
+	}
+	if same {
+		return array.NewRecordBatch(as, rec.Columns(), rec.NumRows()), nil
+	}
+	return types.BuildRecord(mem, schema, types.RecordRows(rec, schema))
 }

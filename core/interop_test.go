@@ -2,12 +2,16 @@ package core
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tablerun/tablerun/core/changelog"
 )
 
 func TestFromRecordsAndExecuteArrow(t *testing.T) {
@@ -77,4 +81,42 @@ func TestExecuteArrowRefusesUpdates(t *testing.T) {
 	require.NoError(t, err)
 	err = q.ExecuteArrow(context.Background(), func(arrow.RecordBatch) error { return nil })
 	require.ErrorContains(t, err, "update changes")
+}
+
+func TestExecuteArrowChangesKindsAndNames(t *testing.T) {
+	ctx := context.Background()
+	env := NewTableEnvironment(InStreamingMode())
+	_, err := env.ExecuteSQL(ctx, `CREATE TABLE t (k INT, v INT) WITH ('connector' = 'values', 'data' = '[[1, 1], [1, 2], [2, 3]]')`)
+	require.NoError(t, err)
+	q, err := env.SQLQuery("SELECT k, SUM(v) AS total FROM t GROUP BY k")
+	require.NoError(t, err)
+	var got []string
+	require.NoError(t, q.ExecuteArrowChanges(ctx, func(rec arrow.RecordBatch, kinds []changelog.RowKind) error {
+		require.Equal(t, []string{"k", "total"}, []string{rec.Schema().Field(0).Name, rec.Schema().Field(1).Name})
+		require.Len(t, kinds, int(rec.NumRows()))
+		for i := range kinds {
+			got = append(got, fmt.Sprintf("%s[%v, %v]", kinds[i], rec.Column(0).GetOneForMarshal(i), rec.Column(1).GetOneForMarshal(i)))
+		}
+		return nil
+	}))
+	require.Equal(t, []string{"+I[1, 1]", "-U[1, 1]", "+U[1, 3]", "+I[2, 3]"}, got)
+
+	// Batch mode: final rows, no kinds.
+	benv := NewTableEnvironment(InBatchMode())
+	_, err = benv.ExecuteSQL(ctx, `CREATE TABLE t (k INT, v INT) WITH ('connector' = 'values', 'data' = '[[1, 1], [1, 2], [2, 3]]')`)
+	require.NoError(t, err)
+	q, err = benv.SQLQuery("SELECT k, SUM(v) AS total FROM t GROUP BY k ORDER BY k")
+	require.NoError(t, err)
+	rows := 0
+	require.NoError(t, q.ExecuteArrowChanges(ctx, func(rec arrow.RecordBatch, kinds []changelog.RowKind) error {
+		require.Nil(t, kinds)
+		rows += int(rec.NumRows())
+		return nil
+	}))
+	require.Equal(t, 2, rows)
+
+	// An error of fn comes back unchanged and stops the job.
+	stop := errors.New("client gone")
+	err = q.ExecuteArrowChanges(ctx, func(arrow.RecordBatch, []changelog.RowKind) error { return stop })
+	require.ErrorIs(t, err, stop)
 }

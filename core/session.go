@@ -24,6 +24,9 @@ func (e *TableEnvironment) Close() error {
 		return nil
 	}
 	err := e.cat.Close()
+	if e.remote != nil {
+		err = errors.Join(err, e.remote.close())
+	}
 	e.initErr = classify(KindValidation, errClosed)
 	if err != nil {
 		return classify(KindCatalog, fmt.Errorf("closing the session: %w", err))

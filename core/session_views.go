@@ -82,6 +82,18 @@ func timeAttribute(n logical.Node, i int) catalog.TimeAttribute {
 		return timeAttribute(x.Input, i)
 	case *logical.Limit:
 		return timeAttribute(x.Input, i)
+	case *logical.Match:
+		// MATCH_ROWTIME() / MATCH_PROCTIME() measures are time attributes
+		if m := i - len(x.PartitionKeys); m >= 0 && m < len(x.Measures) {
+			if ref, ok := x.Measures[m].(*logical.ColumnRef); ok && ref.Index < len(x.Accesses) {
+				switch x.Accesses[ref.Index].Kind {
+				case logical.MatchRowtime:
+					return catalog.RowtimeAttribute
+				case logical.MatchProctime:
+					return catalog.ProctimeAttribute
+				}
+			}
+		}
 	}
 	return catalog.NoTimeAttribute
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablerun/tablerun/connectors"
 	"github.com/tablerun/tablerun/core/catalog"
 	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/planner/ast"
@@ -68,6 +69,7 @@ func (e *TableEnvironment) execute(ctx context.Context, st ast.Statement, now ti
 			e.cfg.ResetAll()
 		} else {
 			e.cfg.Reset(s.Key)
+			e.warnUnknownKey(s.Key, "reset")
 		}
 		return okResult(), nil
 	case *ast.CreateTable:
@@ -233,7 +235,7 @@ func (e *TableEnvironment) executeSet(s *ast.Set) (*TableResult, error) {
 	if err := e.cfg.Set(key, s.Value); err != nil {
 		return nil, classify(KindValidation, err)
 	}
-	e.warnUnknownKey(key)
+	e.warnUnknownKey(key, "set")
 	return okResult(), nil
 }
 
@@ -252,10 +254,44 @@ func (e *TableEnvironment) createTable(ctx context.Context, s *ast.CreateTable, 
 	if err != nil {
 		return nil, classify(KindValidation, err)
 	}
+	if err := e.inferColumns(id, tbl, s.IfNotExists); err != nil {
+		return nil, classify(KindValidation, err)
+	}
 	if err := e.cat.CreateObject(id, tbl, s.Temporary, s.IfNotExists); err != nil {
 		return nil, classify(KindCatalog, err)
 	}
 	return okResult(), nil
+}
+
+// inferColumns gives a table declared without columns the columns of its
+// data when its connector can tell them (connectors.SchemaInferringFactory:
+// Parquet, Avro, Arrow files and csv with 'csv.header'; tablerun's
+// extension). With IF NOT EXISTS and an existing table nothing is read.
+func (e *TableEnvironment) inferColumns(id catalog.ObjectIdentifier, tbl *catalog.Table, ifNotExists bool) error {
+	if len(tbl.Columns) > 0 || tbl.Options["connector"] == "" {
+		return nil
+	}
+	if ifNotExists {
+		if _, _, err := e.cat.Lookup(id); err == nil {
+			return nil
+		}
+	}
+	f, err := e.conns.Lookup(&catalog.ResolvedTable{ID: id, Table: tbl})
+	if err != nil {
+		return nil // reported when the table is read
+	}
+	inf, ok := f.(connectors.SchemaInferringFactory)
+	if !ok || !inf.CanInferSchema(tbl.Options) {
+		return nil
+	}
+	s, err := inf.InferSchema(tbl.Options)
+	if err != nil {
+		return fmt.Errorf("Table %s declares no columns and they cannot be inferred: %w", id.Summary(), err)
+	}
+	for _, c := range s {
+		tbl.Columns = append(tbl.Columns, catalog.Column{Name: c.Name, Type: c.Type})
+	}
+	return nil
 }
 
 // checkTemporary reports a temporary object that already exists with
@@ -399,18 +435,18 @@ func (e *TableEnvironment) createTableAs(ctx context.Context, s *ast.CreateTable
 	return res, nil
 }
 
-// warnUnknownKey writes a [WARN] line to the session's stderr when SET
+// warnUnknownKey writes a [WARN] line to the session's stderr when SET (or RESET)
 // stored a key tablerun does not know that is close to one it knows
 // (validate.Suggest): most likely a typo that would otherwise go unseen.
 // Flink accepts any key, and so does SET; keys far from every known one
 // (options of connectors or of Flink features tablerun lacks) pass
 // silently.
-func (e *TableEnvironment) warnUnknownKey(key string) {
+func (e *TableEnvironment) warnUnknownKey(key, verb string) {
 	known := config.KnownKeys()
 	if slices.Contains(known, key) {
 		return
 	}
 	if hint := validate.DidYouMean(key, known); hint != "" {
-		fmt.Fprintf(e.stderr, "[WARN] '%s' is not a known option key; it is set anyway, as Flink does. %s\n", key, hint)
+		fmt.Fprintf(e.stderr, "[WARN] '%s' is not a known option key; it is %s anyway, as Flink does. %s\n", key, verb, hint)
 	}
 }

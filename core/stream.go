@@ -95,13 +95,48 @@ type changes struct {
 	// src is the running job; nil for a result complete when made
 	// (EXPLAIN ANALYZE). Only the goroutine reading the result calls
 	// Next; Close may come from any goroutine.
-	src    *build.Stream
+	src    jobStream
 	ended  bool        // the job ended (successfully or with err)
 	err    error       // the error that ended the job
 	closed atomic.Bool // Close was called: its cancellation is no error
 	start  time.Time   // when the statement started
 	end    time.Time   // when the job ended
 }
+
+// jobStream is the job a streaming result reads: a local one (localJob)
+// or an operation on a Flink cluster's SQL Gateway (remote.go). Next
+// returns the next changes (possibly none) or io.EOF after the last; Close
+// stops the job (from any goroutine) and returns the error that ended it.
+type jobStream interface {
+	Next() (ChangeBatch, error)
+	Close() error
+}
+
+// localJob is a job of this process (build.Stream) whose root delivers
+// rows of schema.
+type localJob struct {
+	s      *build.Stream
+	schema types.Schema
+}
+
+func (j localJob) Next() (ChangeBatch, error) {
+	batch, err := j.s.Next()
+	if err != nil {
+		return ChangeBatch{}, err
+	}
+	n := batch.NumRows()
+	if n == 0 {
+		return ChangeBatch{}, nil
+	}
+	b := ChangeBatch{Kinds: make([]changelog.RowKind, n)}
+	for i := range b.Kinds {
+		b.Kinds[i] = batch.Kind(i)
+	}
+	b.Rows = types.RecordRows(batch.Rec, j.schema)
+	return b, nil
+}
+
+func (j localJob) Close() error { return j.s.Close() }
 
 // ChangeBatch is a run of consecutive changes of a streaming result, as
 // the job's last operator emitted them: Kinds[i] is the kind of Rows[i].
@@ -141,7 +176,7 @@ func (e *TableEnvironment) startStream(ctx context.Context, phys physical.Node, 
 		query:    true,
 		loc:      e.cfg.LocalTimeZone(),
 		maxWidth: e.cfg.MaxColumnWidth(),
-		changes:  &changes{src: build.Start(ctx, phys, e.buildEnv(now)), start: time.Now()},
+		changes:  &changes{src: localJob{build.Start(ctx, phys, e.buildEnv(now)), schema}, start: time.Now()},
 	}
 	// Wait for the first change (or the end): errors of building the job
 	// are statement errors, as in Flink.
@@ -165,7 +200,7 @@ func (r *TableResult) next() (b ChangeBatch, ok bool, err error) {
 		return b, false, c.err
 	}
 	for {
-		batch, err := c.src.Next()
+		nb, err := c.src.Next()
 		if err != nil {
 			if err == io.EOF {
 				err = c.src.Close()
@@ -178,16 +213,10 @@ func (r *TableResult) next() (b ChangeBatch, ok bool, err error) {
 			c.ended, c.err, c.end = true, err, time.Now()
 			return b, false, err
 		}
-		n := batch.NumRows()
-		if n == 0 {
+		if nb.Len() == 0 {
 			continue
 		}
-		b.Kinds = make([]changelog.RowKind, n)
-		for i := range b.Kinds {
-			b.Kinds[i] = batch.Kind(i)
-		}
-		b.Rows = types.RecordRows(batch.Rec, r.schema)
-		return b, true, nil
+		return nb, true, nil
 	}
 }
 

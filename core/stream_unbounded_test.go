@@ -180,7 +180,7 @@ func TestView(t *testing.T) {
 		v.Apply(changelog.UpdateAfter, Row{k, int64(i)})
 	}
 	require.Equal(t, []Row{{int64(1), int64(9997)}, {int64(2), int64(9998)}, {int64(0), int64(9999)}}, v.Rows())
-	require.LessOrEqual(t, len(v.entries), 2*1024+3)
+	require.LessOrEqual(t, len(v.entries.s), 2*1024+3)
 
 	// the cap drops the oldest rows and counts them
 	v = NewView(2)

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -184,7 +183,7 @@ JOIN dim FOR SYSTEM_TIME AS OF j.pt AS d ON j.k = d.k`
 
 	out := filepath.Join(dir, "out")
 	env := NewTableEnvironment(InStreamingMode())
-	for _, s := range append(tables(out),
+	for _, s := range append(throttled(tables(out), "10000", "2000"),
 		"SET 'table.dml-sync' = 'false'",
 		"SET 'execution.checkpointing.interval' = '50 ms'",
 		"SET 'execution.checkpointing.dir' = '"+filepath.Join(dir, "chk")+"'",
@@ -193,7 +192,7 @@ JOIN dim FOR SYSTEM_TIME AS OF j.pt AS d ON j.k = d.k`
 	}
 	res := exec(t, env, insert)
 	require.True(t, res.Submitted())
-	time.Sleep(250 * time.Millisecond)
+	waitUntil(t, "two checkpoints and committed output", jobProgressed(t, env, 2, out))
 	stopped := exec(t, env, "STOP JOB '"+res.JobID()+"' WITH SAVEPOINT")
 	path := strings.TrimPrefix(fmt.Sprint(stopped.Rows()[0][0]), "file:")
 	require.Less(t, len(visibleLines(t, out)), len(want), "the job was stopped before its end")

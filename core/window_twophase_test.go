@@ -195,7 +195,7 @@ func TestWindowTwoPhaseSavepoint(t *testing.T) {
 
 	out := filepath.Join(dir, "out")
 	env := NewTableEnvironment(InStreamingMode())
-	for _, s := range append(append(jobTables(out), twoPhase...),
+	for _, s := range append(append(throttled(jobTables(out), "20000", "4000"), twoPhase...),
 		"SET 'table.dml-sync' = 'false'",
 		"SET 'execution.checkpointing.interval' = '50 ms'",
 		"SET 'execution.checkpointing.dir' = '"+filepath.Join(dir, "chk")+"'",
@@ -205,7 +205,7 @@ func TestWindowTwoPhaseSavepoint(t *testing.T) {
 	require.Contains(t, explainPhysical(t, exec(t, env, "EXPLAIN "+jobInsert)), "LocalWindowAggregate")
 	res := exec(t, env, jobInsert)
 	require.True(t, res.Submitted())
-	time.Sleep(300 * time.Millisecond)
+	waitUntil(t, "two checkpoints and committed output", jobProgressed(t, env, 2, out))
 	stopped := exec(t, env, "STOP JOB '"+res.JobID()+"' WITH SAVEPOINT")
 	path := strings.TrimPrefix(fmt.Sprint(stopped.Rows()[0][0]), "file:")
 	require.Less(t, len(visibleLines(t, out)), len(want), "the job was stopped before its end")

@@ -55,7 +55,7 @@ func ExecutionPlanJSON(phys physical.Node) (string, error) {
 			preds = append(preds, jsonEdge{id: id, ship: ship})
 		}
 		id := len(nodes) + 1
-		desc := n.Name() + "(" + physical.DescribeStream(n, true) + ")"
+		desc := n.Name() + "(" + n.Explain(true) + ")"
 		jn := jsonNode{id: id, pact: "Operator", typ: fmt.Sprintf("%s[%d]", n.Name(), id),
 			contents: fmt.Sprintf("[%d]:%s", id, desc), preds: preds}
 		switch x := n.(type) {

@@ -24,6 +24,8 @@ type Options struct {
 	Streaming bool
 	// Stream tunes the streaming translation (sinks' accepted changelogs).
 	Stream physical.StreamOptions
+	// JoinReorder is 'table.optimizer.join-reorder-enabled'.
+	JoinReorder bool
 }
 
 // AllRulesOff returns options that disable every optimizer rule (the
@@ -40,7 +42,7 @@ func AllRulesOff() Options {
 // a batch physical plan, or a streaming one with opts.Streaming. It returns
 // the optimized logical plan too.
 func Optimize(n logical.Node, reg *function.Registry, ctx *function.EvalContext, opts Options) (logical.Node, physical.Node, error) {
-	opt, err := rules.Optimize(n, reg, ctx, opts.Disabled)
+	opt, err := rules.OptimizeWith(n, reg, ctx, opts.Disabled, rules.Settings{JoinReorder: opts.JoinReorder})
 	if err != nil {
 		return nil, nil, fmt.Errorf("optimize: %w", err)
 	}
@@ -61,6 +63,9 @@ func Optimize(n logical.Node, reg *function.Registry, ctx *function.EvalContext,
 	phys, err := physical.TranslateWith(opt, &physical.Env{Functions: reg, Eval: ctx})
 	if err != nil {
 		return nil, nil, fmt.Errorf("physical plan: %w", err)
+	}
+	if err := physical.CheckBatchSources(phys); err != nil {
+		return nil, nil, err
 	}
 	return opt, physical.ApplyBatchAggPhase(phys, opts.Stream.MiniBatch.Phase), nil
 }

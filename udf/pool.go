@@ -1,6 +1,9 @@
 package udf
 
 import (
+	"fmt"
+	"runtime"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,15 +62,29 @@ func (p *Pool[T]) Clear() {
 	}
 }
 
-// Watch guards one interpreter against calls that run too long: Begin
-// marks the start of a call, End its end; a shared watchdog goroutine calls
-// the interrupt function of a watch whose current call exceeds its limit.
-// Begin and End cost two atomic stores (the watchdog keeps a coarse clock).
+// Watch guards one interpreter against calls that run too long or grow
+// the heap too much: Begin marks the start of a call, End its end; a
+// shared watchdog goroutine calls the interrupt function of a watch whose
+// current call exceeds its time limit or its memory limit. Begin and End
+// cost a few atomic operations (the watchdog keeps a coarse clock and the
+// last heap sample).
+//
+// The memory limit bounds the growth of the process's live heap while a
+// call runs (runtime/metrics' heap objects, sampled every tick; when a
+// call's growth passes the limit the watchdog collects garbage and fires
+// only if the live heap is still over). Go cannot attribute memory to a
+// goroutine, so allocations of other goroutines during the call count
+// too; the limit is a guard against runaway scripts, not an accounting.
+// Single allocations larger than the limit are refused before they
+// happen by the runtimes' own size checks (CheckAlloc).
 type Watch struct {
 	limit     time.Duration
+	memLimit  atomic.Int64
 	interrupt func()
 	start     atomic.Int64 // coarse clock tick of the call start; 0 = idle
+	base      atomic.Int64 // heap sample when the call began
 	fired     atomic.Bool
+	memory    atomic.Bool // fired because of the memory limit
 	// done, when set (SetDone), is the statement's cancellation: the
 	// watchdog interrupts a running call once it is closed.
 	done     atomic.Pointer[<-chan struct{}]
@@ -101,14 +118,120 @@ func NewWatch(limit time.Duration, interrupt func()) *Watch {
 	return w
 }
 
+// SetMemoryLimit sets the bytes of heap growth a call may cause (0 or
+// less: none). Call it before the first Begin.
+func (w *Watch) SetMemoryLimit(n int64) {
+	if n < 0 {
+		n = 0
+	}
+	w.memLimit.Store(n)
+}
+
+// MemoryLimit returns the memory limit (0 = none).
+func (w *Watch) MemoryLimit() int64 { return w.memLimit.Load() }
+
+// CheckAlloc reports an error when one allocation of n bytes would exceed
+// the memory limit: the runtimes call it before operations whose result
+// size they can compute ('x' * n, repeat, 2 ** n, join).
+func (w *Watch) CheckAlloc(n float64) error {
+	if w == nil {
+		return nil
+	}
+	if l := w.memLimit.Load(); l > 0 && n > float64(l) {
+		return &MemoryError{Limit: l, Need: n}
+	}
+	return nil
+}
+
+// CheckAllocAny is CheckAlloc for code that cannot tell which call it
+// runs in: the methods of a runtime's built-in types (str.replace,
+// str.ljust, bytes(n), …) are shared by every interpreter and get no
+// context. It refuses n bytes when they are over the memory limit of
+// every call running now, that is over the largest of their limits (the
+// largest of all registered watches' limits when none runs); it refuses
+// nothing when a running call has no limit. A call with a smaller limit
+// than the largest is still stopped by the heap sampling after such an
+// allocation. Below 1 mb it costs one comparison.
+func CheckAllocAny(n float64) error {
+	if n < 1<<20 {
+		return nil
+	}
+	watchMu.Lock()
+	defer watchMu.Unlock()
+	var running, all int64
+	anyRunning := false
+	for w := range watches {
+		l := w.memLimit.Load()
+		if w.start.Load() != 0 {
+			if l <= 0 {
+				return nil
+			}
+			anyRunning = true
+			running = max(running, l)
+		}
+		all = max(all, l)
+	}
+	limit := running
+	if !anyRunning {
+		limit = all
+	}
+	if limit > 0 && n > float64(limit) {
+		return &MemoryError{Limit: limit, Need: n}
+	}
+	return nil
+}
+
+// IntTooLarge is the message for an integer operation whose result would
+// have more than limit bits: the runtimes refuse such operations because
+// arbitrary-precision arithmetic cannot be interrupted by the time limit.
+func IntTooLarge(bits float64, limit int) string {
+	return fmt.Sprintf("the integer result would have %.0f bits, over the limit of %d bits for one operation in a script UDF (longer arithmetic could not be stopped by tablerun.udf.timeout)", bits, limit)
+}
+
+// MemoryError is a script's allocation over its memory limit.
+type MemoryError struct {
+	Limit int64
+	Need  float64 // bytes the refused allocation needed; 0 when the heap grew over the limit
+}
+
+func (e *MemoryError) Error() string {
+	if e.Need > 0 {
+		return fmt.Sprintf("the call would allocate %s, over the memory limit of %s (tablerun.udf.memory-limit)", FormatBytes(e.Need), FormatBytes(float64(e.Limit)))
+	}
+	return fmt.Sprintf("the call exceeded the memory limit of %s (tablerun.udf.memory-limit)", FormatBytes(float64(e.Limit)))
+}
+
+// FormatBytes spells a byte count as Flink spells memory sizes (256 mb).
+func FormatBytes(n float64) string {
+	switch {
+	case n >= 1<<40:
+		return fmt.Sprintf("%.1f tb", n/(1<<40))
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f gb", n/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f mb", n/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f kb", n/(1<<10))
+	}
+	return fmt.Sprintf("%.0f bytes", n)
+}
+
 // Begin marks the start of a call.
 func (w *Watch) Begin() {
 	if w.fired.Load() {
 		w.fired.Store(false)
 		w.canceled.Store(false)
+		w.memory.Store(false)
+	}
+	if w.memLimit.Load() > 0 {
+		w.base.Store(heapNow.Load())
 	}
 	w.start.Store(clock.Load())
 }
+
+// OverMemory reports whether the current call was interrupted because the
+// heap grew over the memory limit.
+func (w *Watch) OverMemory() bool { return w.memory.Load() }
 
 // SetDone makes the watch interrupt calls when done is closed (the
 // statement was cancelled); nil forgets it. The check costs the watchdog
@@ -160,11 +283,41 @@ func (w *Watch) Close() {
 	watchMu.Unlock()
 }
 
+// heapNow is the last sample of the heap's object bytes (live and not
+// yet swept), taken by the watchdog every tick.
+var heapNow atomic.Int64
+
+var heapSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+
+func sampleHeap() int64 {
+	metrics.Read(heapSample)
+	if heapSample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(heapSample[0].Value.Uint64())
+}
+
+// minForcedGC spaces the collections the watchdog forces to tell a
+// call's live growth from garbage.
+const minForcedGC = 100 * time.Millisecond
+
 func watchdog() {
 	t := time.NewTicker(tickEvery)
 	defer t.Stop()
+	var lastGC time.Time
 	for range t.C {
 		now := clock.Add(1)
+		heap := sampleHeap()
+		heapNow.Store(heap)
+		if suspect := overMemory(heap); suspect && time.Since(lastGC) >= minForcedGC {
+			// The heap counts garbage too: collect, then fire only the
+			// calls whose growth is still over their limit.
+			runtime.GC()
+			lastGC = time.Now()
+			heap = sampleHeap()
+			heapNow.Store(heap)
+			fireOverMemory(heap)
+		}
 		watchMu.Lock()
 		for w := range watches {
 			s := w.start.Load()
@@ -187,5 +340,36 @@ func watchdog() {
 			}
 		}
 		watchMu.Unlock()
+	}
+}
+
+// overMemory reports whether a running call's heap growth passes its
+// memory limit.
+func overMemory(heap int64) bool {
+	watchMu.Lock()
+	defer watchMu.Unlock()
+	for w := range watches {
+		if l := w.memLimit.Load(); l > 0 && w.start.Load() != 0 && !w.fired.Load() && heap-w.base.Load() > l {
+			return true
+		}
+	}
+	return false
+}
+
+// fireOverMemory interrupts the running calls whose heap growth passes
+// their memory limit.
+func fireOverMemory(heap int64) {
+	watchMu.Lock()
+	defer watchMu.Unlock()
+	for w := range watches {
+		if w.start.Load() != 0 && w.base.Load() > heap {
+			// the sample at Begin counted garbage collected since
+			w.base.Store(heap)
+		}
+		if l := w.memLimit.Load(); l > 0 && w.start.Load() != 0 && !w.fired.Load() && heap-w.base.Load() > l {
+			w.memory.Store(true)
+			w.fired.Store(true)
+			w.interrupt()
+		}
 	}
 }

@@ -62,6 +62,10 @@ type Spec struct {
 	// Timeout limits one call into the script (DefaultTimeout when zero,
 	// no limit when negative).
 	Timeout time.Duration
+	// MemoryLimit bounds the memory one call into the script may take, in
+	// bytes (DefaultMemoryLimit when zero, no limit when negative): see
+	// Watch.
+	MemoryLimit int64
 }
 
 // Source returns the name of the source used in error messages.
@@ -81,6 +85,22 @@ func (s Spec) Entry() string {
 		return s.Func
 	}
 	return s.Name
+}
+
+// DefaultMemoryLimit is the memory limit of a script call when
+// Spec.MemoryLimit is zero (tablerun.udf.memory-limit's default).
+const DefaultMemoryLimit = 256 << 20
+
+// CallMemoryLimit returns the effective per-call memory limit in bytes
+// (0 = none).
+func (s Spec) CallMemoryLimit() int64 {
+	switch {
+	case s.MemoryLimit == 0:
+		return DefaultMemoryLimit
+	case s.MemoryLimit < 0:
+		return 0
+	}
+	return s.MemoryLimit
 }
 
 // CallTimeout returns the effective per-call timeout (0 = none).
@@ -190,11 +210,14 @@ func Register(def *function.Definition, impl any) {
 // its idle interpreters (implementations with a Close method).
 func Release(def *function.Definition) {
 	implMu.Lock()
-	if c, ok := impls[def].(interface{ Close() }); ok {
-		c.Close()
-	}
+	impl := impls[def]
 	delete(impls, def)
 	implMu.Unlock()
+	// outside the lock: a generic definition's Close releases its
+	// instances (poly.go)
+	if c, ok := impl.(interface{ Close() }); ok {
+		c.Close()
+	}
 }
 
 func lookup(def *function.Definition) any {

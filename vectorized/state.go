@@ -145,3 +145,44 @@ type CheckpointListener interface {
 	// failed, timed out or was aborted.
 	NotifyCheckpointAborted(id int64)
 }
+
+// Disk state (state.backend.type = 'rocksdb', vectorized/diskstate).
+//
+// An operator whose keyed state lives in an embedded store checkpoints
+// the store's files instead of writing parts: the immutable ones (Pebble's
+// tables) go once per job into the job's shared directory and every later
+// checkpoint that still holds them references them (Flink's incremental
+// RocksDB checkpoints), the others (the manifest) are copied into the
+// checkpoint. Savepoints, and checkpoints with incremental checkpoints
+// off, get the canonical parts instead, so that they restore under either
+// backend.
+
+// FileStateWriter is implemented by the StateWriter of an incremental
+// checkpoint that can hold a store's files.
+type FileStateWriter interface {
+	IncrementalStateWriter
+	// FileDir returns a path inside the checkpoint, not yet existing, for
+	// the operator to write its store's checkpoint into (Pebble's
+	// Checkpoint: hard links where it can).
+	FileDir() (string, error)
+	// AddFiles makes the files of FileDir part of the snapshot; those
+	// shared reports are immutable and uniquely named by prefix (the
+	// store's id): they move into the job's shared directory, once.
+	AddFiles(prefix string, shared func(name string) bool) error
+}
+
+// StoreFiles are the store files one former instance of an operator
+// checkpointed: by the name in the store, the path to read them from.
+type StoreFiles struct {
+	Subtask int
+	Files   map[string]string
+}
+
+// FileStateReader is implemented by a StateReader whose checkpoint may
+// hold store files.
+type FileStateReader interface {
+	StateReader
+	// StoreFiles returns the store files of every former instance that
+	// wrote some, in subtask order, and the parallelism they ran at.
+	StoreFiles() ([]StoreFiles, int)
+}

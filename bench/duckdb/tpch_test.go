@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	duckdbdrv "github.com/duckdb/duckdb-go/v2"
 
@@ -24,13 +25,19 @@ import (
 
 // tpchData generates the TPC-H tables of scale factor sf into a fresh
 // directory under the package's temporary directory.
+// TPCH_DIR names a directory to keep the files in across runs instead.
 func tpchData(tb testing.TB, sf float64) string {
 	tb.Helper()
-	base, err := osTempDir()
-	if err != nil {
-		tb.Fatal(err)
+	var dir string
+	if d := os.Getenv("TPCH_DIR"); d != "" {
+		dir = d
+	} else {
+		base, err := osTempDir()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		dir = filepath.Join(base, "tpch-sf"+strconv.FormatFloat(sf, 'f', -1, 64))
 	}
-	dir := filepath.Join(base, "tpch-sf"+strconv.FormatFloat(sf, 'f', -1, 64))
 	if _, err := os.Stat(filepath.Join(dir, "lineitem.csv")); err == nil {
 		return dir
 	}
@@ -49,6 +56,50 @@ func tpchDuck(tb testing.TB, dir string) *sql.DB {
 		}
 	}
 	return db
+}
+
+// tpchDuckViews is DuckDB over views of read_csv: every query parses the
+// files.
+func tpchDuckViews(tb testing.TB, dir string) *sql.DB {
+	tb.Helper()
+	db := openDuckDB(tb)
+	for _, s := range tpch.DuckDBViews(dir) {
+		if _, err := db.Exec(s); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return db
+}
+
+// tpchEngineMemory is tablerun over the tables loaded once into memory,
+// the peer of DuckDB's loaded tables: each file table is read through the
+// filesystem connector into Arrow batches, which a temporary table of the
+// same name (FromRecords, scanned zero-copy) then shadows.
+func tpchEngineMemory(tb testing.TB, dir string) *core.TableEnvironment {
+	tb.Helper()
+	env := tpchEngine(tb, dir)
+	for _, t := range tpch.Tables {
+		q, err := env.SQLQuery("SELECT * FROM " + t)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var recs []arrow.RecordBatch
+		err = q.ExecuteArrow(context.Background(), func(rec arrow.RecordBatch) error {
+			rec.Retain()
+			recs = append(recs, rec)
+			return nil
+		})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if len(recs) == 0 {
+			tb.Fatalf("tpch: table %s is empty", t)
+		}
+		if err := env.FromRecords(t, recs[0].Schema(), recs); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return env
 }
 
 func tpchEngine(tb testing.TB, dir string) *core.TableEnvironment {

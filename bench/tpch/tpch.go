@@ -25,10 +25,13 @@ var Columns = map[string][][2]string{
 	"lineitem": {{"l_orderkey", "BIGINT"}, {"l_partkey", "BIGINT"}, {"l_suppkey", "BIGINT"}, {"l_linenumber", "INT"}, {"l_quantity", "DECIMAL(15, 2)"}, {"l_extendedprice", "DECIMAL(15, 2)"}, {"l_discount", "DECIMAL(15, 2)"}, {"l_tax", "DECIMAL(15, 2)"}, {"l_returnflag", "VARCHAR"}, {"l_linestatus", "VARCHAR"}, {"l_shipdate", "DATE"}, {"l_commitdate", "DATE"}, {"l_receiptdate", "DATE"}, {"l_shipinstruct", "VARCHAR"}, {"l_shipmode", "VARCHAR"}, {"l_comment", "VARCHAR"}},
 }
 
-// FlinkDDL returns the CREATE TABLE statements declaring the tables of dir
+// FlinkDDL returns the statements that prepare a session for the queries:
+// join reordering on ('table.optimizer.join-reorder-enabled', off by
+// default in Flink and tablerun; DuckDB always orders joins by its
+// estimates), then the CREATE TABLE statements declaring the tables of dir
 // (written by Generate) for the filesystem connector.
 func FlinkDDL(dir string) []string {
-	var out []string
+	out := []string{"SET 'table.optimizer.join-reorder-enabled' = 'true'"}
 	for _, t := range Tables {
 		var cols []string
 		for _, c := range Columns[t] {
@@ -50,6 +53,22 @@ func DuckDBLoad(dir string) []string {
 			cols = append(cols, fmt.Sprintf("'%s': '%s'", c[0], c[1]))
 		}
 		out = append(out, fmt.Sprintf("CREATE TABLE %s AS SELECT * FROM read_csv('%s', header = false, delim = ',', quote = '', columns = {%s})",
+			t, filepath.Join(dir, t+".csv"), strings.Join(cols, ", ")))
+	}
+	return out
+}
+
+// DuckDBViews returns the statements that declare the tables of dir in
+// DuckDB as views over read_csv, so that every query parses the files
+// again (the like-for-like peer of tablerun's filesystem tables).
+func DuckDBViews(dir string) []string {
+	var out []string
+	for _, t := range Tables {
+		var cols []string
+		for _, c := range Columns[t] {
+			cols = append(cols, fmt.Sprintf("'%s': '%s'", c[0], c[1]))
+		}
+		out = append(out, fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_csv('%s', header = false, delim = ',', quote = '', columns = {%s})",
 			t, filepath.Join(dir, t+".csv"), strings.Join(cols, ", ")))
 	}
 	return out

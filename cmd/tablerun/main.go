@@ -9,6 +9,9 @@
 //	tablerun bench nexmark --query q17 [--events N] [-D k=v ...] [--matrix SPEC] [--chart out.svg]   benchmarks
 //	tablerun bench live [--clients …] [--keys 1000,1000000] [--duration 10m]   live-result memory benchmark
 //	tablerun diff [--gateway URL] script.sql   compare with Apache Flink
+//	tablerun check --flink script.sql         what will not run on Apache Flink
+//	tablerun flight-sql [--address A] [--port N] [--token T]   serve Arrow Flight SQL
+//	tablerun gateway [--address A] [--port P] [--token-file F]   serve Flink's SQL Gateway REST API
 //
 // Sessions start in streaming mode (execution.runtime-mode = STREAMING),
 // Flink's default; scripts switch with SET 'execution.runtime-mode' =
@@ -52,11 +55,15 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/tablerun/tablerun/core"
 	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/internal/bench"
+	"github.com/tablerun/tablerun/internal/flightsql"
+	"github.com/tablerun/tablerun/internal/flinkcheck"
 	"github.com/tablerun/tablerun/internal/flinkdiff"
+	"github.com/tablerun/tablerun/internal/gateway"
 	"github.com/tablerun/tablerun/internal/kernel"
 	"github.com/tablerun/tablerun/internal/shell"
 	"github.com/tablerun/tablerun/planner/parser"
@@ -74,6 +81,18 @@ func main() {
 			code := flinkdiff.Main(ctx, os.Args[2:], os.Stdout, os.Stderr)
 			stop()
 			os.Exit(code)
+		case "flight-sql":
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			code := flightsql.Main(ctx, os.Args[2:], os.Stdout, os.Stderr)
+			stop()
+			os.Exit(code)
+		case "gateway":
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			code := gateway.Main(ctx, os.Args[2:], os.Stdout, os.Stderr)
+			stop()
+			os.Exit(code)
+		case "check":
+			os.Exit(flinkcheck.Main(os.Args[2:], os.Stdout, os.Stderr))
 		case "help":
 			fmt.Fprint(os.Stdout, usage)
 			os.Exit(0)
@@ -111,9 +130,15 @@ const usage = `Usage: tablerun [options]                     run SQL (-f, -e) or
        tablerun bench live ...                watch an unbounded GROUP BY through each client,
                                               report time to first row and RSS over time
        tablerun diff [--gateway URL] s.sql    run a script on tablerun and on Apache Flink, compare
+       tablerun flight-sql [--port 31337] ... serve Arrow Flight SQL (ADBC, pyarrow.flight, JDBC)
+       tablerun gateway [--address A] [--port P] [--token-file F]
+                                              serve Flink's SQL Gateway REST API (v1-v4) for
+                                              Flink's SQL client, JDBC driver and REST clients
+       tablerun check [--flink] s.sql ...     parse scripts; with --flink list what will not run on Flink
        tablerun help                          this text
-  (tablerun kernel -h, tablerun bench nexmark -h, tablerun bench live -h and
-   tablerun diff -h describe their options)
+  (tablerun kernel -h, tablerun bench nexmark -h, tablerun bench live -h,
+   tablerun diff -h, tablerun flight-sql -h and tablerun gateway -h describe
+   their options)
 
 Runs Flink SQL statements and prints results as Flink's SQL client does.
 Without -f or -e it starts the interactive SQL client (reading standard
@@ -130,6 +155,9 @@ statement failed, 130 when Ctrl-C canceled one, 2 for bad usage.
                     (default: $TABLERUN_CONF_DIR/config.yaml if the variable is set)
   --print-config    print the effective configuration with each value's source
                     (default, file, creation, set); alone it then exits
+  --endpoint URL    run every statement on the Flink cluster whose SQL Gateway
+                    is at URL (http://host:8083), as Flink's sql-client.sh
+                    gateway --endpoint; results print as local ones do
   --format F        result format of -f/-e: tableau (default), csv, json, arrow;
                     with csv, json and arrow standard output carries only the
                     data ([INFO] lines and errors go to standard error), a
@@ -152,6 +180,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&opts, "D", "key=value")
 	configFile := fs.String("config", "", "YAML configuration file")
 	printConfig := fs.Bool("print-config", false, "print the effective configuration")
+	endpoint := fs.String("endpoint", "", "SQL Gateway of a Flink cluster that runs the statements")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -176,7 +205,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		k, v, _ := strings.Cut(kv, "=")
 		settings = settings.WithOption(strings.TrimSpace(k), strings.TrimSpace(v))
 	}
-	env := core.NewTableEnvironment(settings)
+	env, err := newEnv(ctx, *endpoint, settings)
+	if err != nil {
+		fmt.Fprintf(stderr, "tablerun: %v\n", err)
+		return 1
+	}
+	defer env.Close()
 	env.SetOutput(stdout, stderr)
 
 	if *initFile != "" {
@@ -245,6 +279,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return code
+}
+
+// newEnv returns the session: local, or on the SQL Gateway at endpoint
+// (--endpoint, as Flink's sql-client.sh gateway --endpoint).
+func newEnv(ctx context.Context, endpoint string, settings core.EnvironmentSettings) (*core.TableEnvironment, error) {
+	if endpoint == "" {
+		return core.NewTableEnvironment(settings), nil
+	}
+	return core.NewRemoteTableEnvironment(ctx, endpoint, settings)
 }
 
 func validFormat(f string) bool {

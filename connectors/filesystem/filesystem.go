@@ -59,10 +59,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/tablerun/tablerun/connectors/filesystem/arrowipc"
-	"github.com/tablerun/tablerun/connectors/filesystem/avro"
-	"github.com/tablerun/tablerun/connectors/filesystem/csv"
-	"github.com/tablerun/tablerun/connectors/filesystem/json"
 	"github.com/tablerun/tablerun/connectors/filesystem/parquet"
+	"github.com/tablerun/tablerun/connectors/format"
+	"github.com/tablerun/tablerun/connectors/format/avro"
+	"github.com/tablerun/tablerun/connectors/format/csv"
+	"github.com/tablerun/tablerun/connectors/format/formats"
+	"github.com/tablerun/tablerun/connectors/format/json"
+	"github.com/tablerun/tablerun/core/changelog"
 	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/vectorized"
@@ -77,6 +80,11 @@ type Config struct {
 	Parquet parquet.Options
 	Avro    avro.Options
 	Arrow   arrowipc.Options
+	// Message is the format of the line formats read and written one
+	// message per line through connectors/format ('raw' and the
+	// changelog formats 'debezium-json', 'canal-json', 'maxwell-json',
+	// 'ogg-json'); nil for the others.
+	Message format.Format
 	// RollingFileSize is sink.rolling-policy.file-size: a part file rolls
 	// once it holds this many bytes (default 128 MB).
 	RollingFileSize int64
@@ -114,16 +122,17 @@ var connectorOptions = []string{
 	"sink.shuffle-by-partition.enable", "source.monitor-interval", "source.report-statistics",
 }
 
-var csvOptions = []string{
-	"csv.allow-comments", "csv.array-element-delimiter", "csv.disable-quote-character",
-	"csv.escape-character", "csv.field-delimiter", "csv.ignore-parse-errors", "csv.null-literal",
-	"csv.quote-character", "csv.write-bigdecimal-in-scientific-notation",
-}
+var (
+	csvOptions  = prefixKeys("csv.", csv.OptionKeys())
+	jsonOptions = prefixKeys("json.", json.OptionKeys())
+)
 
-var jsonOptions = []string{
-	"json.decode.json-parser.enabled", "json.encode.decimal-as-plain-number",
-	"json.encode.ignore-null-fields", "json.fail-on-missing-field", "json.ignore-parse-errors",
-	"json.map-null-key.literal", "json.map-null-key.mode", "json.timestamp-format.standard",
+func prefixKeys(prefix string, keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = prefix + k
+	}
+	return out
 }
 
 // OptionalOptions lists every optional key (connector and both formats).
@@ -133,6 +142,9 @@ func OptionalOptions() []string {
 	out = append(out, parquet.OptionKeys()...)
 	out = append(out, avro.OptionKeys()...)
 	out = append(out, arrowipc.OptionKeys()...)
+	for _, f := range messageFormats {
+		out = append(out, messageFormatKeys(f)...)
+	}
 	return append(out, jsonOptions...)
 }
 
@@ -151,27 +163,45 @@ func SupportedOptions(format string) []string {
 		out = append(out, avro.OptionKeys()...)
 	case "arrow":
 		out = append(out, arrowipc.OptionKeys()...)
+	default:
+		out = append(out, messageFormatKeys(format)...)
 	}
 	return out
 }
 
-// parseChar reads a single-character option; Java escapes such as "\t"
-// are accepted as Flink does.
-func parseChar(opts map[string]string, key string, def byte) (byte, bool, error) {
-	v, ok := opts[key]
-	if !ok {
-		return def, false, nil
+// messageFormats are the formats read and written one message per line
+// (Config.Message).
+var messageFormats = []string{"raw", "debezium-json", "canal-json", "maxwell-json", "ogg-json"}
+
+// MessageFormat returns the configured line format of a table's options
+// (Config.Message), nil when the table's format is not one.
+func MessageFormat(opts map[string]string) (format.Format, error) {
+	for _, f := range messageFormats {
+		if f == opts["format"] {
+			return formats.Builtin().Open(opts, "format")
+		}
 	}
-	s := unescape(v)
-	if len(s) != 1 {
-		return 0, true, fmt.Errorf("Option '%s' must be a string with single character, but was: %s", key, v)
-	}
-	return s[0], true, nil
+	return nil, nil
 }
 
-func unescape(s string) string {
-	r := strings.NewReplacer(`\t`, "\t", `\n`, "\n", `\r`, "\r", `\\`, `\`, `\'`, "'", `\"`, `"`)
-	return r.Replace(s)
+func messageFormatKeys(id string) []string {
+	for _, f := range messageFormats {
+		if f == id {
+			return formats.Builtin().OptionKeys(map[string]string{"format": id}, "format")
+		}
+	}
+	return nil
+}
+
+// formatOptions returns the options under prefix, without it.
+func formatOptions(opts map[string]string, prefix string) map[string]string {
+	out := map[string]string{}
+	for k, v := range opts {
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			out[rest] = v
+		}
+	}
+	return out
 }
 
 // ParseConfig reads and checks the options of a filesystem table.
@@ -199,80 +229,11 @@ func ParseConfig(opts map[string]string) (Config, error) {
 	}
 	switch cfg.Format {
 	case "csv":
-		c := &cfg.CSV
-		if c.FieldDelimiter, _, err = parseChar(opts, "csv.field-delimiter", ','); err != nil {
+		if cfg.CSV, err = csv.ParseOptions(formatOptions(opts, "csv."), "csv."); err != nil {
 			return cfg, err
-		}
-		var quoteSet bool
-		if c.QuoteCharacter, quoteSet, err = parseChar(opts, "csv.quote-character", '"'); err != nil {
-			return cfg, err
-		}
-		if c.DisableQuoteCharacter, err = config.BoolOption(opts, "csv.disable-quote-character", false); err != nil {
-			return cfg, err
-		}
-		if c.DisableQuoteCharacter && quoteSet {
-			return cfg, errors.New("Format cannot define a quote character and disabled quote character at the same time.")
-		}
-		if c.EscapeCharacter, _, err = parseChar(opts, "csv.escape-character", 0); err != nil {
-			return cfg, err
-		}
-		if c.AllowComments, err = config.BoolOption(opts, "csv.allow-comments", false); err != nil {
-			return cfg, err
-		}
-		if c.IgnoreParseErrors, err = config.BoolOption(opts, "csv.ignore-parse-errors", false); err != nil {
-			return cfg, err
-		}
-		if c.WriteBigDecimalInScientificNotation, err = config.BoolOption(opts, "csv.write-bigdecimal-in-scientific-notation", true); err != nil {
-			return cfg, err
-		}
-		if v, ok := opts["csv.array-element-delimiter"]; ok {
-			if v == "" {
-				return cfg, errors.New("Option 'csv.array-element-delimiter' must not be empty.")
-			}
-			c.ArrayElementDelimiter = unescape(v)
-		}
-		if v, ok := opts["csv.null-literal"]; ok {
-			s := v
-			c.NullLiteral = &s
-		}
-		if c.FieldDelimiter == '\n' || c.FieldDelimiter == '\r' {
-			return cfg, fmt.Errorf("Option 'csv.field-delimiter' must not be a line break.")
 		}
 	case "json":
-		j := &cfg.JSON
-		if j.FailOnMissingField, err = config.BoolOption(opts, "json.fail-on-missing-field", false); err != nil {
-			return cfg, err
-		}
-		if j.IgnoreParseErrors, err = config.BoolOption(opts, "json.ignore-parse-errors", false); err != nil {
-			return cfg, err
-		}
-		if j.FailOnMissingField && j.IgnoreParseErrors {
-			return cfg, errors.New("fail-on-missing-field and ignore-parse-errors shouldn't both be true.")
-		}
-		if v, ok := opts["json.timestamp-format.standard"]; ok {
-			switch strings.ToUpper(v) {
-			case "SQL":
-			case "ISO-8601":
-				j.ISO8601 = true
-			default:
-				return cfg, fmt.Errorf("Unsupported value '%s' for timestamp-format.standard. Supported values are [SQL, ISO-8601].", v)
-			}
-		}
-		if v, ok := opts["json.map-null-key.mode"]; ok {
-			switch strings.ToUpper(v) {
-			case "FAIL", "DROP", "LITERAL":
-				j.MapNullKeyMode = strings.ToUpper(v)
-			default:
-				return cfg, fmt.Errorf("Unsupported value '%s' for option map-null-key.mode. Supported values are [LITERAL, FAIL, DROP].", v)
-			}
-		}
-		if v, ok := opts["json.map-null-key.literal"]; ok {
-			j.MapNullKeyLiteral = v
-		}
-		if j.DecimalAsPlainNumber, err = config.BoolOption(opts, "json.encode.decimal-as-plain-number", false); err != nil {
-			return cfg, err
-		}
-		if j.IgnoreNullFields, err = config.BoolOption(opts, "json.encode.ignore-null-fields", false); err != nil {
+		if cfg.JSON, err = json.ParseOptions(formatOptions(opts, "json."), "json."); err != nil {
 			return cfg, err
 		}
 	case "parquet":
@@ -285,6 +246,10 @@ func ParseConfig(opts map[string]string) (Config, error) {
 		}
 	case "arrow": // a tablerun extension: Flink has no Arrow file format
 		if cfg.Arrow, err = arrowipc.ParseOptions(opts); err != nil {
+			return cfg, err
+		}
+	case "raw", "debezium-json", "canal-json", "maxwell-json", "ogg-json":
+		if cfg.Message, err = formats.Builtin().Open(opts, "format"); err != nil {
 			return cfg, err
 		}
 	case "orc":
@@ -543,9 +508,12 @@ func (s *Source) runFile(ctx context.Context, name string, out vectorized.Collec
 			return cerr
 		}
 		defer r.Close()
-		if s.cfg.Format == "csv" {
+		switch {
+		case s.cfg.Message != nil:
+			rd, err = newLineReader(r, name, physical, proj, s.cfg.Message, s.batchSize) // lines.go
+		case s.cfg.Format == "csv":
 			rd, err = csv.NewReader(r, name, physical, proj, s.cfg.CSV, s.batchSize)
-		} else {
+		default:
 			rd, err = json.NewReader(r, name, physical, proj, s.cfg.JSON, s.batchSize)
 		}
 	}
@@ -556,7 +524,14 @@ func (s *Source) runFile(ctx context.Context, name string, out vectorized.Collec
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rec, err := rd.Next()
+		var rec arrow.RecordBatch
+		var kinds []changelog.RowKind
+		if kr, ok := rd.(kindReader); ok {
+			b, kerr := kr.NextBatch()
+			rec, kinds, err = b.Rec, b.Kinds, kerr
+		} else {
+			rec, err = rd.Next()
+		}
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -566,15 +541,19 @@ func (s *Source) runFile(ctx context.Context, name string, out vectorized.Collec
 		// Skip the rows emitted before a restored checkpoint, and move
 		// the position before Emit (a checkpoint taken inside Emit
 		// records the position after this batch).
+		n := int(rec.NumRows())
 		if rec = s.pos.take(name, rec); rec == nil {
 			continue
+		}
+		if kinds != nil {
+			kinds = kinds[n-int(rec.NumRows()):]
 		}
 		if s.parts != nil {
 			if rec, err = s.parts.assemble(rec, consts); err != nil {
 				return err
 			}
 		}
-		if err := out.Emit(ctx, vectorized.Batch{Rec: rec}); err != nil {
+		if err := out.Emit(ctx, vectorized.Batch{Rec: rec, Kinds: kinds}); err != nil {
 			return err
 		}
 	}

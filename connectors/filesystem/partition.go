@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/tablerun/tablerun/connectors/filesystem/parquet"
-	"github.com/tablerun/tablerun/connectors/filesystem/textconv"
+	"github.com/tablerun/tablerun/connectors/format/textconv"
 	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/vectorized"

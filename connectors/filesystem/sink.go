@@ -24,10 +24,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/tablerun/tablerun/connectors/filesystem/arrowipc"
-	"github.com/tablerun/tablerun/connectors/filesystem/avro"
-	"github.com/tablerun/tablerun/connectors/filesystem/csv"
-	"github.com/tablerun/tablerun/connectors/filesystem/json"
 	"github.com/tablerun/tablerun/connectors/filesystem/parquet"
+	"github.com/tablerun/tablerun/connectors/format/avro"
+	"github.com/tablerun/tablerun/connectors/format/csv"
+	"github.com/tablerun/tablerun/connectors/format/json"
+	"github.com/tablerun/tablerun/core/changelog"
 	"github.com/tablerun/tablerun/core/config"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/vectorized"
@@ -306,7 +307,7 @@ func (s *Sink) Write(ctx context.Context, b vectorized.Batch) error {
 		return nil
 	}
 	if s.layout == nil {
-		return s.writeTo("", b.Rec)
+		return s.writeTo("", b.Rec, b.Kinds)
 	}
 	dirs := s.layout.dirsOf(b.Rec)
 	rec := s.layout.dataRecord(b.Rec, s.data)
@@ -320,7 +321,11 @@ func (s *Sink) Write(ctx context.Context, b vectorized.Batch) error {
 		if i > 0 || j < len(dirs) {
 			part = rec.NewSlice(int64(i), int64(j))
 		}
-		err := s.writeTo(dirs[i], part)
+		var kinds []changelog.RowKind
+		if b.Kinds != nil {
+			kinds = b.Kinds[i:j]
+		}
+		err := s.writeTo(dirs[i], part, kinds)
 		if part != rec {
 			part.Release()
 		}
@@ -332,8 +337,9 @@ func (s *Sink) Write(ctx context.Context, b vectorized.Batch) error {
 	return nil
 }
 
-// writeTo writes rows into the part file of partition dir.
-func (s *Sink) writeTo(dir string, rec arrow.RecordBatch) error {
+// writeTo writes rows (of kinds; nil: all +I) into the part file of
+// partition dir.
+func (s *Sink) writeTo(dir string, rec arrow.RecordBatch, kinds []changelog.RowKind) error {
 	cur := s.cur[dir]
 	if cur != nil && time.Since(cur.opened) >= s.cfg.RolloverInterval {
 		if err := s.roll(dir); err != nil {
@@ -392,7 +398,17 @@ func (s *Sink) writeTo(dir string, rec arrow.RecordBatch) error {
 			}
 			p.w = w
 		default:
-			p.w = json.NewWriter(p.cw, s.dataSchema(), s.cfg.JSON)
+			if s.cfg.Message != nil {
+				w, err := newLineWriter(p.cw, s.dataSchema(), s.cfg.Message) // lines.go
+				if err != nil {
+					_ = f.Close()
+					_ = os.Remove(tmp)
+					return err
+				}
+				p.w = w
+			} else {
+				p.w = json.NewWriter(p.cw, s.dataSchema(), s.cfg.JSON)
+			}
 		}
 		s.cur[dir] = p
 		cur = p
@@ -401,7 +417,13 @@ func (s *Sink) writeTo(dir string, rec arrow.RecordBatch) error {
 			s.dirty[dir] = time.Now().UnixMilli()
 		}
 	}
-	if err := cur.w.Write(rec); err != nil {
+	var err error
+	if kw, ok := cur.w.(*lineWriter); ok {
+		err = kw.WriteKinds(rec, kinds)
+	} else {
+		err = cur.w.Write(rec)
+	}
+	if err != nil {
 		return fmt.Errorf("writing %s: %w", s.inProgressPath(cur.name), err)
 	}
 	if err := cur.w.Flush(); err != nil {

@@ -54,8 +54,19 @@ func (f *Factory) OptionalOptions() []string { return nil }
 
 // Abilities implements connectors.AbilitiesFactory: the stored batches are
 // read to their end, projected.
-func (f *Factory) Abilities(*catalog.ResolvedTable) catalog.Abilities {
-	return catalog.Abilities{Bounded: true, Lookup: true, ProjectionPushDown: true}
+func (f *Factory) Abilities(t *catalog.ResolvedTable) catalog.Abilities {
+	a := catalog.Abilities{Bounded: true, Lookup: true, ProjectionPushDown: true}
+	if t != nil && t.Table != nil {
+		id := t.Table.Options["id"]
+		a.ReportStatistics = func() catalog.TableStats {
+			var n int64
+			for _, b := range f.Get(id) {
+				n += b.NumRows()
+			}
+			return catalog.TableStats{RowCount: n}
+		}
+	}
+	return a
 }
 
 // CreateSource implements connectors.Factory.

@@ -30,8 +30,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/tablerun/tablerun/connectors/filesystem/json"
-	"github.com/tablerun/tablerun/connectors/filesystem/textconv"
+	"github.com/tablerun/tablerun/connectors/format/json"
+	"github.com/tablerun/tablerun/connectors/format/textconv"
 	"github.com/tablerun/tablerun/core/changelog"
 	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"

@@ -38,13 +38,90 @@ type Abilities struct {
 	// Lookup: the table can serve a processing-time temporal join
 	// (LookupTableSource): the join becomes a LookupJoin. Without it the
 	// planner fails with Flink's "Processing-time temporal join is not
-	// supported yet.". The executor reads the table to its end and looks
-	// keys up in memory, so a Lookup table must also be Bounded.
+	// supported yet.". Without LookupFunction the executor reads the
+	// table to its end and looks keys up in memory, so such a table must
+	// also be Bounded.
 	Lookup bool
+	// LookupFunction: the connector looks keys up itself (a
+	// LookupTableSource with a lookup function): the LookupJoin asks it
+	// for the rows of the keys of each input batch, through the partial
+	// cache its options configure, instead of reading the table; the
+	// table need not be Bounded. It implies Lookup. In batch mode the
+	// join stays a regular join over a scan.
+	LookupFunction bool
+	// ScanMode is the set of row kinds a scan of the table produces
+	// (ScanTableSource#getChangelogMode); 0 means insert-only. A
+	// changelog format (debezium-json, …) makes it changelog.All: every
+	// operator above the scan then takes retractions, a sink must accept
+	// them, and batch mode rejects the table with Flink's error.
+	// An upsert changelog (+I/+U and -D without -U, upsert-kafka) is keyed
+	// by the table's PRIMARY KEY: the streaming planner puts a
+	// ChangelogNormalize over it.
+	ScanMode changelog.Mode
 	// SinkMode is the set of row kinds the table's sink accepts
 	// (DynamicTableSink#getChangelogMode); 0 means insert-only. A plan
 	// whose input has other kinds is rejected with Flink's error.
 	SinkMode changelog.Mode
+	// ReportStatistics, when set, is SupportsStatisticReport#
+	// reportStatistics: the table's statistics, computed when the planner
+	// asks (the join reorder reads the row count).
+	ReportStatistics func() TableStats
+	// ReadableMetadata, when set, is SupportsReadingMetadata: the metadata
+	// a scan can produce for METADATA columns (kafka's topic, offset, …).
+	// A table that declares metadata columns without it fails with Flink's
+	// error. The source receives the metadata columns read after the
+	// physical ones (SourceSchema, SourceSpec.Projection).
+	ReadableMetadata *MetadataKeys
+	// WritableMetadata, when set, is SupportsWritingMetadata: the metadata
+	// a sink can write from persisted (non-VIRTUAL) METADATA columns. The
+	// sink receives them after the physical columns (SinkSchema).
+	WritableMetadata *MetadataKeys
+}
+
+// MetadataKeys is the metadata a connector reads or writes: Class names
+// the connector's Flink class in the error for an unknown key (Flink's
+// message names it), Keys lists the keys in Flink's order.
+type MetadataKeys struct {
+	Class string
+	Keys  []MetadataKey
+}
+
+// MetadataKey is one metadata key and the type of its value (Flink's
+// listReadableMetadata / listWritableMetadata entries).
+type MetadataKey struct {
+	Key  string
+	Type types.Type
+}
+
+// Lookup returns the type of key and whether it is listed.
+func (m *MetadataKeys) Lookup(key string) (types.Type, bool) {
+	if m == nil {
+		return types.Type{}, false
+	}
+	for _, k := range m.Keys {
+		if k.Key == key {
+			return k.Type, true
+		}
+	}
+	return types.Type{}, false
+}
+
+// KeyList returns the keys one a line, as Flink's message lists them.
+func (m *MetadataKeys) KeyList() string {
+	var s string
+	for i, k := range m.Keys {
+		if i > 0 {
+			s += "\n"
+		}
+		s += k.Key
+	}
+	return s
+}
+
+// TableStats are a table's statistics (Flink's TableStats): RowCount is
+// -1 when unknown (TableStats.UNKNOWN).
+type TableStats struct {
+	RowCount int64
 }
 
 // AbilitiesOf returns the abilities resolved into t, or the zero value
@@ -54,6 +131,15 @@ func AbilitiesOf(t *ResolvedTable) Abilities {
 		return Abilities{}
 	}
 	return *t.Abilities
+}
+
+// ScanChangelogMode returns the row kinds a scan of t produces:
+// Abilities.ScanMode, insert-only when unset.
+func (a Abilities) ScanChangelogMode() changelog.Mode {
+	if a.ScanMode == 0 {
+		return changelog.InsertOnly
+	}
+	return a.ScanMode
 }
 
 // SinkChangelogMode returns the row kinds t's sink accepts: Abilities.

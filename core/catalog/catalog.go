@@ -42,6 +42,14 @@ type Column struct {
 // IsPhysical reports a column the connector reads and writes.
 func (c Column) IsPhysical() bool { return c.Expr == "" && !c.Metadata }
 
+// Key is a metadata column's key: its FROM key, else its name.
+func (c Column) Key() string {
+	if c.MetadataKey != "" {
+		return c.MetadataKey
+	}
+	return c.Name
+}
+
 // PrimaryKey is a NOT ENFORCED primary key constraint.
 type PrimaryKey struct {
 	Name    string
@@ -140,6 +148,40 @@ type ResolvedTable struct {
 
 // PhysicalSchema is the connector schema of the table.
 func (t *ResolvedTable) PhysicalSchema() types.Schema { return t.Table.PhysicalSchema() }
+
+// MetadataColumns returns the table's METADATA columns in declaration
+// order; persisted only leaves out the VIRTUAL ones.
+func (t *Table) MetadataColumns(persisted bool) []Column {
+	var out []Column
+	for _, c := range t.Columns {
+		if c.Metadata && !(persisted && c.Virtual) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// SourceSchema is what a scan of the table can produce: the physical
+// columns, then every METADATA column in declaration order (each with its
+// declared type). A scan's projection indexes it.
+func (t *Table) SourceSchema() types.Schema {
+	s := t.PhysicalSchema()
+	for _, c := range t.MetadataColumns(false) {
+		s = append(s, types.Field{Name: c.Name, Type: c.Type, Description: c.Comment})
+	}
+	return s
+}
+
+// SinkSchema is what a write into the table consumes: the physical
+// columns, then the persisted (non-VIRTUAL) METADATA columns in
+// declaration order.
+func (t *Table) SinkSchema() types.Schema {
+	s := t.PhysicalSchema()
+	for _, c := range t.MetadataColumns(true) {
+		s = append(s, types.Field{Name: c.Name, Type: c.Type, Description: c.Comment})
+	}
+	return s
+}
 
 // Database is a catalog database.
 type Database struct {

@@ -29,7 +29,7 @@ const (
 // checkpointOptions are the checkpointing keys with their defaults and
 // checks (merged into the known options by Validate and Get).
 func checkpointOptions() map[string]option {
-	return map[string]option{
+	m := map[string]option{
 		KeyCheckpointInterval:  {"", optionalDurationCheck},
 		KeyCheckpointDir:       {"", anyString},
 		KeyCheckpointDirLegacy: {"", anyString},
@@ -47,6 +47,13 @@ func checkpointOptions() map[string]option {
 		KeyCheckpointIncremental:       {"true", boolCheck},
 		KeyCheckpointIncrementalLegacy: {"", optionalBoolCheck},
 	}
+	for k, o := range stateBackendOptions() { // statebackend.go
+		m[k] = o
+	}
+	for k, o := range memoryOptions() { // memory.go
+		m[k] = o
+	}
+	return m
 }
 
 func optionalDurationCheck(key, v string) (string, error) {

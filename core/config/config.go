@@ -46,6 +46,9 @@ const (
 	// KeyDisabledRules is tablerun's own key: a comma-separated list of
 	// optimizer rule names that must not run ('*' or 'all' disables all).
 	KeyDisabledRules = "table.optimizer.disabled-rules"
+	// KeyJoinReorder is Flink's table.optimizer.join-reorder-enabled
+	// (default false): order inner joins by estimated cardinality.
+	KeyJoinReorder = "table.optimizer.join-reorder-enabled"
 	// KeyBatchSize is tablerun's own key: the number of rows per Arrow
 	// record batch produced by sources (default 4096). The SQL logic test
 	// runner sets it to 1 to check batch boundaries.
@@ -54,6 +57,10 @@ const (
 	// a Python or JavaScript function ('0' for none), for the functions
 	// compiled after it is set.
 	KeyUDFTimeout = "tablerun.udf.timeout"
+	// KeyUDFMemoryLimit is tablerun's own key: the memory one call into a
+	// Python or JavaScript function may take ('0' for no limit), for the
+	// functions compiled after it is set.
+	KeyUDFMemoryLimit = "tablerun.udf.memory-limit"
 )
 
 // RuntimeMode is the value of execution.runtime-mode.
@@ -176,8 +183,10 @@ func options() map[string]option {
 		KeyBuiltinCatalog:     {"default_catalog", anyString},
 		KeyBuiltinDatabase:    {"default_database", anyString},
 		KeyDisabledRules:      {"", anyString},
+		KeyJoinReorder:        {"false", boolCheck},
 		KeyBatchSize:          {"4096", positiveIntCheck},
 		KeyUDFTimeout:         {"5 s", durationCheck},
+		KeyUDFMemoryLimit:     {"256 mb", memorySizeCheck},
 		KeySpillMemoryBudget:  {"0", memorySizeCheck},
 		KeyTmpDirs:            {"", anyString},
 		KeySpillCompression:   {"true", boolCheck},
@@ -274,6 +283,15 @@ func (c *Config) Reset(key string) {
 		c.src[key] = c.initialSrc[key]
 		return
 	}
+	delete(c.set, key)
+	delete(c.src, key)
+}
+
+// Unset removes key, so that its default applies (a remote session's copy
+// of what the cluster's session holds; see core/remote.go).
+func (c *Config) Unset(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	delete(c.set, key)
 	delete(c.src, key)
 }
@@ -410,6 +428,9 @@ func (c *Config) BuiltinCatalog() string { return c.str(KeyBuiltinCatalog) }
 // BuiltinDatabase returns table.builtin-database-name.
 func (c *Config) BuiltinDatabase() string { return c.str(KeyBuiltinDatabase) }
 
+// JoinReorderEnabled is table.optimizer.join-reorder-enabled.
+func (c *Config) JoinReorderEnabled() bool { return c.boolean(KeyJoinReorder) }
+
 // DisabledRules returns the rule names of table.optimizer.disabled-rules
 // (trimmed, empty entries dropped). A single "*" or "all" means every rule;
 // see AllRulesDisabled.
@@ -428,6 +449,19 @@ func (c *Config) DisabledRules() []string {
 func (c *Config) AllRulesDisabled() bool {
 	r := c.DisabledRules()
 	return len(r) == 1 && (r[0] == "*" || strings.EqualFold(r[0], "all"))
+}
+
+// UDFMemoryLimit returns tablerun.udf.memory-limit in bytes; -1 for none
+// (the option's '0').
+func (c *Config) UDFMemoryLimit() int64 {
+	n, err := ParseMemorySize(c.str(KeyUDFMemoryLimit))
+	switch {
+	case err != nil:
+		return 256 << 20
+	case n <= 0:
+		return -1
+	}
+	return n
 }
 
 // UDFTimeout returns tablerun.udf.timeout; a negative duration for none

@@ -1,6 +1,9 @@
 package function
 
 import (
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
+
 	"crypto/md5"
 	"crypto/sha1"
 	"crypto/sha256"
@@ -210,13 +213,67 @@ func initCap(s string) string {
 	return b.String()
 }
 
+// UpperFull and LowerFull map case as Flink's UPPER and LOWER do (Java's
+// String.toUpperCase/toLowerCase): with Unicode's full mappings, so 'ß'
+// becomes "SS" (strings.ToUpper maps rune by rune and keeps it; found by
+// internal/flinkdiff's streaming generator).
+func UpperFull(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return cases.Upper(language.Und).String(validUTF8(s))
+		}
+	}
+	return strings.ToUpper(s)
+}
+
+// FitLength cuts s to the length of a bounded CHAR(n)/VARCHAR(n) type: a
+// full case mapping can grow a string beyond the type UPPER and LOWER keep
+// (UPPER('ß') is CHAR(1)), and Flink then gives the type's n characters
+// ('S').
+func FitLength(s string, t types.Type) string {
+	if (t.Kind != types.Char && t.Kind != types.VarChar) || t.Precision >= types.MaxLength || len(s) <= t.Precision {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == t.Precision {
+			return s[:i]
+		}
+		n++
+	}
+	return s
+}
+
+// validUTF8 replaces each invalid byte with U+FFFD, as strings.ToUpper
+// does.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.Map(func(r rune) rune { return r }, s)
+}
+
+// LowerFull: see UpperFull.
+func LowerFull(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return cases.Lower(language.Und).String(validUTF8(s))
+		}
+	}
+	return strings.ToLower(s)
+}
+
 func registerString(r *Registry) {
 	r.Register(spec{name: "UPPER", minArgs: 1, maxArgs: 1, args: []argClass{aStr}, result: sameStr, nullOnNull: true,
-		eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) { return strings.ToUpper(a[0].(string)), nil },
-		doc:  Doc{Summary: "Returns the string in upper case.", Args: "string", Example: "UPPER('ab') → 'AB'"}}.def())
+		eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) {
+			return FitLength(UpperFull(a[0].(string)), ct.Result), nil
+		},
+		doc: Doc{Summary: "Returns the string in upper case.", Args: "string", Example: "UPPER('ab') → 'AB'"}}.def())
 	r.Register(spec{name: "LOWER", minArgs: 1, maxArgs: 1, args: []argClass{aStr}, result: sameStr, nullOnNull: true,
-		eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) { return strings.ToLower(a[0].(string)), nil },
-		doc:  Doc{Summary: "Returns the string in lower case.", Args: "string", Example: "LOWER('AB') → 'ab'"}}.def())
+		eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) {
+			return FitLength(LowerFull(a[0].(string)), ct.Result), nil
+		},
+		doc: Doc{Summary: "Returns the string in lower case.", Args: "string", Example: "LOWER('AB') → 'ab'"}}.def())
 	for _, n := range []string{"CHAR_LENGTH", "CHARACTER_LENGTH"} {
 		r.Register(str1(n, "Returns the number of characters.", n+"('abc') → 3",
 			func(s string) (any, error) { return int32(utf8.RuneCountInString(s)), nil }, types.IntT))
@@ -239,16 +296,18 @@ func registerString(r *Registry) {
 			r, _ := utf8.DecodeRuneInString(s)
 			return int32(r), nil
 		}, types.IntT))
-	hash := func(name string, f func([]byte) string) {
+	// the hashes are CHAR(2 × digest bytes) as in Flink (checked against
+	// Flink 2.3 by internal/flinkdiff)
+	hash := func(name string, size int, f func([]byte) string) {
 		r.Register(str1(name, "Returns the "+name+" hash of the string as hexadecimal digits.", name+"('a')",
-			func(s string) (any, error) { return f([]byte(s)), nil }, types.StringT))
+			func(s string) (any, error) { return f([]byte(s)), nil }, types.CharOf(2*size)))
 	}
-	hash("MD5", func(b []byte) string { h := md5.Sum(b); return hex.EncodeToString(h[:]) })
-	hash("SHA1", func(b []byte) string { h := sha1.Sum(b); return hex.EncodeToString(h[:]) })
-	hash("SHA256", func(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) })
-	hash("SHA512", func(b []byte) string { h := sha512.Sum512(b); return hex.EncodeToString(h[:]) })
-	hash("SHA224", func(b []byte) string { h := sha256.Sum224(b); return hex.EncodeToString(h[:]) })
-	hash("SHA384", func(b []byte) string { h := sha512.Sum384(b); return hex.EncodeToString(h[:]) })
+	hash("MD5", md5.Size, func(b []byte) string { h := md5.Sum(b); return hex.EncodeToString(h[:]) })
+	hash("SHA1", sha1.Size, func(b []byte) string { h := sha1.Sum(b); return hex.EncodeToString(h[:]) })
+	hash("SHA256", sha256.Size, func(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) })
+	hash("SHA512", sha512.Size, func(b []byte) string { h := sha512.Sum512(b); return hex.EncodeToString(h[:]) })
+	hash("SHA224", sha256.Size224, func(b []byte) string { h := sha256.Sum224(b); return hex.EncodeToString(h[:]) })
+	hash("SHA384", sha512.Size384, func(b []byte) string { h := sha512.Sum384(b); return hex.EncodeToString(h[:]) })
 
 	r.Register(spec{name: "CHR", minArgs: 1, maxArgs: 1, args: []argClass{aInt}, result: fixedT(types.StringT), nullOnNull: true,
 		eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) {
@@ -457,15 +516,20 @@ func registerString(r *Registry) {
 			return re.MatchString(a[0].(string)), nil
 		},
 		doc: Doc{Summary: "TRUE if any substring matches the regular expression.", Args: "string, regex", Example: "REGEXP('abc', 'b') → TRUE"}}.def())
-	similar := spec{name: "SIMILAR TO", minArgs: 2, maxArgs: 2, args: []argClass{aStr}, result: fixedT(types.BooleanT), nullOnNull: true,
+	r.Register(spec{name: "SIMILAR TO", minArgs: 2, maxArgs: 3, args: []argClass{aStr}, result: fixedT(types.BooleanT), nullOnNull: true,
 		eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) {
-			return nil, fmt.Errorf("not supported yet: SIMILAR TO")
+			esc := ""
+			if len(a) == 3 {
+				esc = a[2].(string)
+			}
+			re, err := similarRegex(a[1].(string), esc)
+			if err != nil {
+				return nil, err
+			}
+			return re.MatchString(a[0].(string)), nil
 		},
-		doc: Doc{Summary: "SQL regular expression match (not supported yet).", Args: "string SIMILAR TO pattern"}}.def()
-	similar.Infer = func([]types.Type) (types.Type, []types.Type, error) {
-		return types.Type{}, nil, fmt.Errorf("not supported yet: SIMILAR TO")
-	}
-	r.Register(similar)
+		doc: Doc{Summary: "SQL regular expression match of the whole string: % any sequence, _ one character, | * + ? {m,n} ( ) [ ] as in regular expressions; optional one-character escape.",
+			Args: "string SIMILAR TO pattern [ESCAPE char]", Example: "'abc' SIMILAR TO 'a(b|x)%' → TRUE"}}.def())
 	isFn := func(name, summary string, f func(r rune) bool) {
 		r.Register(spec{name: name, minArgs: 1, maxArgs: 1, args: []argClass{aStr}, result: fixedT(types.BooleanT), notNull: true,
 			eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) {

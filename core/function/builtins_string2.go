@@ -599,7 +599,7 @@ func registerString2(r *Registry) {
 		doc: Doc{Summary: "Converts a hexadecimal string to BINARY (an odd-length string is read with a leading 0); NULL when expr is NULL or has a non-hex character.",
 			Args: "expr", Example: "UNHEX('466C696E6B') → x'466C696E6B'"}}.def())
 
-	r.Register(spec{name: "SHA2", minArgs: 2, maxArgs: 2, args: []argClass{aStr, aInt}, result: fixedT(types.StringT), nullOnNull: true, mayBeNull: true,
+	r.Register(spec{name: "SHA2", minArgs: 2, maxArgs: 2, args: []argClass{aStr, aInt}, result: fixedT(types.VarCharOf(128)), nullOnNull: true, mayBeNull: true,
 		eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) {
 			s := []byte(a[0].(string))
 			var sum []byte

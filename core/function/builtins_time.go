@@ -183,9 +183,11 @@ func extractField(unit string, tm time.Time, fracMicros int64) (int64, error) {
 	case "SECOND":
 		return int64(tm.Second()), nil
 	case "MILLISECOND":
-		return int64(tm.Second())*1000 + fracMicros/1000, nil
+		// Flink: the milliseconds within the second (checked against
+		// Flink 2.3 by internal/flinkdiff), not Calcite's seconds × 1000
+		return fracMicros / 1000, nil
 	case "MICROSECOND":
-		return int64(tm.Second())*1_000_000 + fracMicros, nil
+		return fracMicros, nil
 	case "EPOCH":
 		return tm.Unix(), nil
 	}
@@ -241,7 +243,7 @@ func extractInterval(unit string, v any, t types.Type) (any, error) {
 	case "SECOND":
 		return (ms / 1000) % 60, nil
 	case "MILLISECOND":
-		return ms % 60_000, nil
+		return ms % 1000, nil
 	case "EPOCH":
 		return ms / 1000, nil
 	}
@@ -533,7 +535,13 @@ func timestampDiff(unit string, a, b time.Time) (any, error) {
 		}
 		return int32(m), nil
 	}
-	d := b.Sub(a)
+	// Flink subtracts the timestamps' milliseconds (TimestampData's
+	// millisecond part; checked against Flink 2.3 by internal/flinkdiff):
+	// the sub-millisecond digits do not count
+	d := b.Truncate(time.Millisecond).Sub(a.Truncate(time.Millisecond))
+	if u == "MICROSECOND" {
+		d = b.Sub(a)
+	}
 	var div time.Duration
 	switch u {
 	case "WEEK":

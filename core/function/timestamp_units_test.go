@@ -86,8 +86,8 @@ func TestNanoTimestampFunctions(t *testing.T) {
 		err  string
 	}{
 		{"extract second", "EXTRACT", []any{lit("SECOND"), v}, []types.Type{types.StringT, ts9}, int64(5), ""},
-		{"extract millisecond", "EXTRACT", []any{lit("MILLISECOND"), v}, []types.Type{types.StringT, ts9}, int64(5123), ""},
-		{"extract microsecond", "EXTRACT", []any{lit("MICROSECOND"), v}, []types.Type{types.StringT, ts9}, int64(5123456), ""},
+		{"extract millisecond", "EXTRACT", []any{lit("MILLISECOND"), v}, []types.Type{types.StringT, ts9}, int64(123), ""}, // within the second, as Flink
+		{"extract microsecond", "EXTRACT", []any{lit("MICROSECOND"), v}, []types.Type{types.StringT, ts9}, int64(123456), ""},
 		{"extract nanosecond", "EXTRACT", []any{lit("NANOSECOND"), v}, []types.Type{types.StringT, ts9}, int64(5123456789), ""},
 		{"extract day", "EXTRACT", []any{lit("DAY"), v}, []types.Type{types.StringT, ts9}, int64(31), ""},
 		{"date_format", "DATE_FORMAT", []any{v, "yyyy-MM-dd HH:mm:ss.SSSSSSSSS"}, []types.Type{ts9, types.StringT}, "2024-01-31 03:04:05.123456789", ""},
@@ -96,7 +96,7 @@ func TestNanoTimestampFunctions(t *testing.T) {
 		{"timestampadd microsecond", "TIMESTAMPADD", []any{lit("MICROSECOND"), int64(1), v}, []types.Type{types.StringT, types.BigIntT, ts9}, v + 1000, ""},
 		{"timestampadd overflow", "TIMESTAMPADD", []any{lit("YEAR"), int64(300), v}, []types.Type{types.StringT, types.BigIntT, ts9}, nil, "out of range for TIMESTAMP(9)"},
 		{"timestampadd day overflow", "TIMESTAMPADD", []any{lit("DAY"), int64(300 * 366), v}, []types.Type{types.StringT, types.BigIntT, ts9}, nil, "out of range for TIMESTAMP(9)"},
-		{"timestampdiff second", "TIMESTAMPDIFF", []any{lit("SECOND"), v, v + 1_999_999_999}, []types.Type{types.StringT, ts9, ts9}, int32(1), ""},
+		{"timestampdiff second", "TIMESTAMPDIFF", []any{lit("SECOND"), v, v + 1_999_999_999}, []types.Type{types.StringT, ts9, ts9}, int32(2), ""}, // milliseconds 05.123 → 07.123, as Flink
 		{"plus interval", "+", []any{v, int64(1000)}, []types.Type{ts9, types.IntervalDT}, v + 1_000_000_000, ""},
 		{"minus month", "-", []any{v, int32(1)}, []types.Type{ts9, types.IntervalYM}, nsOf(t, "2023-12-31 03:04:05.123456789"), ""},
 	}

@@ -29,14 +29,19 @@ func layer(pkg string) (rank int, group string) {
 		return 2, "planner"
 	case strings.HasPrefix(p, "vectorized"), strings.HasPrefix(p, "connectors"), strings.HasPrefix(p, "udf"):
 		return 3, "exec"
+	case p == "flinkgw":
+		// The SQL Gateway client is the remote executor of a
+		// TableEnvironment (core/remote.go); it reads only core/types.
+		return 3, "exec"
 	case p == "core" || strings.HasPrefix(p, "modules"):
 		return 4, "facade"
 	case strings.HasPrefix(p, "cmd/"), p == "internal/shell", p == "internal/kernel", p == "internal/bench",
-		p == "internal/flinkdiff", p == "internal/flinkgw", p == "internal/flinkenv":
+		p == "internal/flinkdiff", p == "internal/flinkenv", p == "internal/flinkcheck", p == "internal/flightsql",
+		p == "internal/gateway":
 		// The clients: the command, its interactive shell, the Jupyter
 		// kernel, the benchmark runner and the differential harness
-		// against a real Flink (with its gateway client) sit on top of the
-		// facade.
+		// against a real Flink (with its cluster starter), the Flight SQL
+		// server and the SQL Gateway server sit on top of the facade.
 		return 5, "cmd"
 	}
 	return 6, "other" // tests, benchmarks, internal tooling: may import anything

@@ -20,6 +20,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -75,6 +76,10 @@ type Result struct {
 	// the operators at the end of the input; -1 when not measured (the
 	// runtime did not report it).
 	StateBytes int64
+	// DiskBytes is the median over the runs of the bytes the disk state
+	// backend's stores took at the end of the input (state.backend.type =
+	// 'rocksdb'; 0 otherwise).
+	DiskBytes int64
 }
 
 // Config describes one benchmark invocation.
@@ -93,12 +98,19 @@ type Config struct {
 	// LatencyEvery samples the latency of every LatencyEvery-th source
 	// batch (<= 0: every batch).
 	LatencyEvery int
+	// EventsFile, when set, is a file of Events events written by
+	// WriteEvents that the query reads (FileScript) instead of the
+	// generator.
+	EventsFile string
 }
 
 // Main runs `tablerun bench <args>` and returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "live" {
 		return liveMain(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 1 && args[0] == "nexmark" && hasFlag(args[1:], "--vs") {
+		return vsFlinkMain(ctx, args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "tpch" {
 		return tpchMain(ctx, args[1:], stdout, stderr)
@@ -119,6 +131,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	chart := flags.String("chart", "", "write an SVG bar chart of events/s per core to this file (matrix form)")
 	every := flags.Int("latency-every", 1, "sample the latency of every Nth source batch")
 	cpuprofile := flags.String("cpuprofile", "", "write a Go CPU profile of the measured runs to this file (go tool pprof)")
+	eventsFile := flags.String("events-file", "", "read the events from this file (written by WriteEvents; --events must be its count) instead of the generator")
+	asJSON := flags.Bool("json", false, "print each result as one JSON object")
 	var defs multiFlag
 	flags.Var(&defs, "D", "session option key=value (repeatable)")
 	if err := flags.Parse(args[1:]); err != nil {
@@ -138,7 +152,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench nexmark: %v\n", err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "nexmark %s: %d events, %d runs, median; GOMAXPROCS=%d; peak RSS is the process's so far; "+
+	header := stdout
+	if *asJSON {
+		header = io.Discard
+	}
+	fmt.Fprintf(header, "nexmark %s: %d events, %d runs, median; GOMAXPROCS=%d; peak RSS is the process's so far; "+
 		"latency: source batch ingestion to the next sink batch (processing time, every %d. batch); state: bytes of the operators' checkpointable state at end of input\n",
 		*query, *events, *runs, runtime.GOMAXPROCS(0), max(*every, 1))
 	if len(grid) > 1 {
@@ -171,18 +189,23 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, combo := range grid {
 		opts := append(append([][2]string{}, base...), combo...)
 		opts = impliedOptions(opts)
-		res, err := Run(ctx, Config{QueriesDir: *dir, Query: *query, Events: *events, Runs: *runs, Options: opts, LatencyEvery: *every})
+		res, err := Run(ctx, Config{QueriesDir: *dir, Query: *query, Events: *events, Runs: *runs, Options: opts, LatencyEvery: *every, EventsFile: *eventsFile})
 		if err != nil {
 			fmt.Fprintf(stderr, "bench nexmark %s %s: %v\n", *query, strings.Join(optionStrings(opts), " "), err)
 			return 1
 		}
 		res.Label = comboLabel(combo)
 		results = append(results, res)
+		if *asJSON {
+			b, _ := json.Marshal(res)
+			fmt.Fprintln(stdout, string(b))
+			continue
+		}
 		if len(grid) == 1 {
 			fmt.Fprintln(stdout, FormatLine(res))
 		}
 	}
-	if len(grid) > 1 {
+	if len(grid) > 1 && !*asJSON {
 		WriteTable(stdout, results)
 	}
 	if *chart != "" {
@@ -305,13 +328,9 @@ func optionStrings(opts [][2]string) []string {
 // the generator DDL, the views and the query file, with the upstream
 // runner's placeholders substituted as the repository's Nexmark tests do.
 func Script(dir, q string, events int64) ([]string, error) {
-	var parts []string
-	for _, f := range []string{"ddl_gen.sql", "ddl_views.sql", q + ".sql"} {
-		b, err := fs.ReadFile(queryFiles(dir), f)
-		if err != nil {
-			return nil, fmt.Errorf("read nexmark query file: %w", err)
-		}
-		parts = append(parts, string(b))
+	parts, err := readQueryFiles(dir, "ddl_gen.sql", "ddl_views.sql", q+".sql")
+	if err != nil {
+		return nil, err
 	}
 	home, err := flinkHome()
 	if err != nil {
@@ -362,12 +381,23 @@ func isInsert(stmt string) bool {
 // Run measures one configuration: cfg.Runs runs of a fresh streaming
 // session each, reporting medians.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	stmts, err := Script(cfg.QueriesDir, cfg.Query, cfg.Events)
-	if err != nil {
+	var stmts []string
+	var err error
+	if cfg.EventsFile != "" {
+		out, err := os.MkdirTemp("", "tablerun-bench-out-")
+		if err != nil {
+			return Result{}, err
+		}
+		defer os.RemoveAll(out)
+		stmts, err = FileScript(cfg.QueriesDir, cfg.Query, cfg.EventsFile, out)
+		if err != nil {
+			return Result{}, err
+		}
+	} else if stmts, err = Script(cfg.QueriesDir, cfg.Query, cfg.Events); err != nil {
 		return Result{}, err
 	}
 	res := Result{Query: cfg.Query, Options: optionStrings(cfg.Options), Events: cfg.Events, Runs: cfg.Runs, StateBytes: -1}
-	var walls, cpus, p50s, p99s, states []time.Duration
+	var walls, cpus, p50s, p99s, states, disks []time.Duration
 	for range cfg.Runs {
 		probe := build.NewRunProbe(cfg.LatencyEvery)
 		stop := sampleHeap()
@@ -391,6 +421,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		if probe.Hooked() {
 			// A byte count as a Duration, to reuse median.
 			states = append(states, time.Duration(probe.StateBytes()))
+			disks = append(disks, time.Duration(probe.DiskBytes()))
 		}
 	}
 	res.Elapsed = median(walls)
@@ -399,6 +430,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	res.LatencyP99 = median(p99s)
 	if len(states) > 0 {
 		res.StateBytes = int64(median(states))
+		res.DiskBytes = int64(median(disks))
 	}
 	if res.Elapsed > 0 {
 		res.EventsPerSec = float64(cfg.Events) / res.Elapsed.Seconds()
@@ -501,10 +533,14 @@ func stateString(r Result) string {
 	if r.StateBytes < 0 {
 		return "n/a"
 	}
+	st := mib(r.StateBytes)
 	if r.StateBytes < 1<<20 {
-		return fmt.Sprintf("%.1f KiB", float64(r.StateBytes)/(1<<10))
+		st = fmt.Sprintf("%.1f KiB", float64(r.StateBytes)/(1<<10))
 	}
-	return mib(r.StateBytes)
+	if r.DiskBytes > 0 {
+		st += " (on disk " + mib(r.DiskBytes) + ")"
+	}
+	return st
 }
 
 // WriteTable prints a comparison table of results, with each
@@ -575,4 +611,18 @@ func flinkHome() (string, error) {
 		return "", fmt.Errorf("nexmark side input: %w", err)
 	}
 	return home, nil
+}
+
+// readQueryFiles reads Nexmark query files of dir (the embedded ones when
+// dir is empty), in order.
+func readQueryFiles(dir string, files ...string) ([]string, error) {
+	parts := make([]string, 0, len(files))
+	for _, f := range files {
+		b, err := fs.ReadFile(queryFiles(dir), f)
+		if err != nil {
+			return nil, fmt.Errorf("read nexmark query file: %w", err)
+		}
+		parts = append(parts, string(b))
+	}
+	return parts, nil
 }

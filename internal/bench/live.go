@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,6 +52,14 @@ type LiveResult struct {
 	RSS, Heap []int64
 	Changes   int64 // changes the client received (rows read, for blackhole)
 	Elapsed   time.Duration
+	// CPU is the process's user + system time during the run: with
+	// Elapsed, how much of the machine the path got (a loaded machine
+	// starves it) and what it costs.
+	CPU time.Duration
+	// Gaps are the times between consecutive redraws of the live views
+	// (table, kernel) after the first one, sorted: how long a change can
+	// wait before it is shown. Empty for the other paths.
+	Gaps []time.Duration
 }
 
 // liveMain runs `tablerun bench live`: every client of --clients for every
@@ -65,6 +74,7 @@ func liveMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	rate := flags.Int("rate", 200000, "rows per second of the unbounded datagen source")
 	duration := flags.Duration("duration", 10*time.Minute, "how long each path watches the query")
 	sample := flags.Duration("sample", 10*time.Second, "RSS sampling interval")
+	parallel := flags.Int("parallel", 1, "paths run at the same time, each in its own process (to fit the runs into less wall time)")
 	child := flags.Bool("child", false, "run one path in this process (internal)")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -72,8 +82,8 @@ func liveMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return 2
 	}
-	if *rate <= 0 || *duration <= 0 || *sample <= 0 {
-		fmt.Fprintln(stderr, "bench live: --rate, --duration and --sample must be positive")
+	if *rate <= 0 || *duration <= 0 || *sample <= 0 || *parallel <= 0 {
+		fmt.Fprintln(stderr, "bench live: --rate, --duration, --sample and --parallel must be positive")
 		return 2
 	}
 	var keyCounts []int
@@ -106,22 +116,39 @@ func liveMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "bench live: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "bench live: SELECT k, SUM(v) FROM g GROUP BY k over datagen at %d rows/s, each path %s in its own process; GOMAXPROCS=%d; "+
+	fmt.Fprintf(stdout, "bench live: SELECT k, SUM(v) FROM g GROUP BY k over datagen at %d rows/s, each path %s in its own process, %d at a time; GOMAXPROCS=%d; "+
 		"first row = statement start to the first change the client wrote; RSS (MB) every %s; heap = Go heap in use after GC (MB)\n",
-		*rate, *duration, runtime.GOMAXPROCS(0), *sample)
-	code := 0
+		*rate, *duration, *parallel, runtime.GOMAXPROCS(0), *sample)
+	var (
+		mu   sync.Mutex // one child's line at a time
+		code atomic.Int32
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, *parallel)
+	)
 	for _, k := range keyCounts {
 		for _, c := range names {
-			cmd := exec.CommandContext(ctx, exe, "bench", "live", "--child", "--clients", c, "--keys", strconv.Itoa(k),
-				"--rate", strconv.Itoa(*rate), "--duration", duration.String(), "--sample", sample.String())
-			cmd.Stdout, cmd.Stderr = stdout, stderr
-			if err := cmd.Run(); err != nil {
-				fmt.Fprintf(stderr, "bench live %s keys=%d: %v\n", c, k, err)
-				code = 1
-			}
+			sem <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				cmd := exec.CommandContext(ctx, exe, "bench", "live", "--child", "--clients", c, "--keys", strconv.Itoa(k),
+					"--rate", strconv.Itoa(*rate), "--duration", duration.String(), "--sample", sample.String())
+				var out, errOut bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &errOut
+				err := cmd.Run()
+				mu.Lock()
+				defer mu.Unlock()
+				_, _ = stdout.Write(out.Bytes())
+				_, _ = stderr.Write(errOut.Bytes())
+				if err != nil {
+					fmt.Fprintf(stderr, "bench live %s keys=%d: %v\n", c, k, err)
+					code.Store(1)
+				}
+			}()
 		}
 	}
-	return code
+	wg.Wait()
+	return int(code.Load())
 }
 
 func validClient(c string) bool {
@@ -139,13 +166,30 @@ type firstWrite struct {
 	start time.Time
 	first atomic.Int64 // nanoseconds after start; 0: none yet
 	isRow func([]byte) bool
+	each  func([]byte) // when set, called with every write
+	// last and gaps time the redraws of a live view (see redraw).
+	last time.Time
+	gaps []time.Duration
 }
 
 func (w *firstWrite) Write(p []byte) (int, error) {
+	if w.each != nil {
+		w.each(p)
+	}
 	if w.first.Load() == 0 && w.isRow(p) {
 		w.first.Store(int64(max(time.Since(w.start), 1)))
 	}
 	return len(p), nil
+}
+
+// redraw records a redraw of a live view that shows rows; called from
+// one goroutine.
+func (w *firstWrite) redraw() {
+	now := time.Now()
+	if !w.last.IsZero() {
+		w.gaps = append(w.gaps, now.Sub(w.last))
+	}
+	w.last = now
 }
 
 func (w *firstWrite) mark() {
@@ -187,7 +231,7 @@ func RunLive(ctx context.Context, cfg LiveConfig) (LiveResult, error) {
 			}
 		}
 	}()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	w := &firstWrite{start: start}
 	var err error
 	if cfg.Client == "blackhole" {
@@ -202,13 +246,15 @@ func RunLive(ctx context.Context, cfg LiveConfig) (LiveResult, error) {
 			_ = res.Close()
 		}
 	}
-	out.Elapsed = time.Since(start)
+	out.Elapsed, out.CPU = time.Since(start), cpuTime()-cpu0
 	close(stopSampling)
 	wg.Wait()
 	if err != nil && !core.IsCanceled(err) && !errors.Is(err, context.DeadlineExceeded) {
 		return out, err
 	}
 	out.FirstRow = time.Duration(w.first.Load())
+	out.Gaps = w.gaps
+	slices.Sort(out.Gaps)
 	return out, nil
 }
 
@@ -253,7 +299,13 @@ func watch(runCtx context.Context, cfg LiveConfig, res *core.TableResult, w *fir
 		}
 		return last, res.Err()
 	case "table":
-		w.isRow = func(p []byte) bool { return !bytes.Contains(p, []byte("Running: 0 changes")) }
+		empty := []byte("Running: 0 changes")
+		w.isRow = func(p []byte) bool { return !bytes.Contains(p, empty) }
+		w.each = func(p []byte) {
+			if !bytes.Contains(p, empty) {
+				w.redraw() // WatchTable draws with one write
+			}
+		}
 		view, err := shell.WatchTable(runCtx, w, res, 1_000_000, 40, 30)
 		return view.Changes(), err
 	case "kernel":
@@ -263,6 +315,7 @@ func watch(runCtx context.Context, cfg LiveConfig, res *core.TableResult, w *fir
 				return
 			}
 			w.mark()
+			w.redraw()
 			updates.Add(1)
 		})
 		return updates.Load(), err
@@ -323,6 +376,11 @@ func FormatLive(r LiveResult) string {
 	if unit == "(not counted)" {
 		count = unit
 	}
-	return fmt.Sprintf("%-9s keys=%-7d first row %-6s %s in %s | RSS MB: %s | heap MB: %s",
-		r.Config.Client, r.Config.Keys, first, count, r.Elapsed.Round(time.Second), mb(r.RSS), mb(r.Heap))
+	gap := ""
+	if n := len(r.Gaps); n > 0 {
+		at := func(q float64) string { return r.Gaps[min(n-1, int(q*float64(n)))].Round(time.Millisecond).String() }
+		gap = fmt.Sprintf(" (between redraws: median %s, p99 %s, max %s)", at(0.5), at(0.99), r.Gaps[n-1].Round(time.Millisecond))
+	}
+	return fmt.Sprintf("%-9s keys=%-7d first row %-6s %s%s in %s, CPU %s | RSS MB: %s | heap MB: %s",
+		r.Config.Client, r.Config.Keys, first, count, gap, r.Elapsed.Round(time.Second), r.CPU.Round(100*time.Millisecond), mb(r.RSS), mb(r.Heap))
 }

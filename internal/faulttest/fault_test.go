@@ -168,15 +168,24 @@ func start(t *testing.T, bin, script string) (*exec.Cmd, *bytes.Buffer) {
 // newest last.
 func checkpoints(chk string) []string {
 	ms, _ := filepath.Glob(filepath.Join(chk, "*", "chk-*", "_metadata"))
-	sort.Slice(ms, func(i, j int) bool {
-		a, _ := os.Stat(ms[i])
-		b, _ := os.Stat(ms[j])
-		return a.ModTime().Before(b.ModTime())
-	})
-	for i, m := range ms {
-		ms[i] = filepath.Dir(m)
+	// The running job removes old checkpoints meanwhile: stat each once
+	// and leave out those already gone.
+	type cp struct {
+		dir string
+		at  time.Time
 	}
-	return ms
+	var cps []cp
+	for _, m := range ms {
+		if fi, err := os.Stat(m); err == nil {
+			cps = append(cps, cp{filepath.Dir(m), fi.ModTime()})
+		}
+	}
+	sort.SliceStable(cps, func(i, j int) bool { return cps[i].at.Before(cps[j].at) })
+	out := make([]string, len(cps))
+	for i, c := range cps {
+		out[i] = c.dir
+	}
+	return out
 }
 
 // corruptLatest flips a byte in the largest state file of the newest

@@ -50,7 +50,7 @@ import (
 
 	"github.com/tablerun/tablerun/core"
 	"github.com/tablerun/tablerun/core/types"
-	"github.com/tablerun/tablerun/internal/flinkgw"
+	"github.com/tablerun/tablerun/flinkgw"
 	"github.com/tablerun/tablerun/planner/parser"
 )
 
@@ -130,6 +130,9 @@ type Options struct {
 	// Dirs are directories made in each engine's own directory before the
 	// script runs (referred to as __TEST_DIR__/name).
 	Dirs []string
+	// Shared are absolute directories outside Root whose existing files
+	// both engines read as they are (the Nexmark events file, say).
+	Shared []string
 }
 
 // Run compares the statements of script. The error is for failures of the
@@ -193,6 +196,7 @@ func (r *Runner) RunStatements(ctx context.Context, name string, stmts []string,
 	rep := &Report{Name: name}
 	st := &scriptState{flinkMissing: map[string]string{}}
 	qi := 0
+	inserted := false // an INSERT ran before (see the re-read below)
 	for i, sql := range stmts {
 		s := Statement{SQL: sql}
 		if lines != nil {
@@ -207,11 +211,27 @@ func (r *Runner) RunStatements(ctx context.Context, name string, stmts []string,
 				continue
 			}
 		}
-		ours := runOurs(ctx, env, rewritePaths(sql, r.Root, ourDir), timeout, maxRows)
-		flink := runFlink(ctx, sess, rewritePaths(sql, r.Root, flinkDir), timeout, maxRows)
+		ours := runOurs(ctx, env, rewritePaths(sql, r.Root, ourDir, opts.Shared), timeout, maxRows)
+		flink := runFlink(ctx, sess, rewritePaths(sql, r.Root, flinkDir, opts.Shared), timeout, maxRows)
 		s.ours, s.flink = ours, flink
 		s.Ours, s.Flink = ours.String(), flink.String()
 		compare(&s, ours, flink)
+		if s.Outcome == Differ && inserted && ours.err == nil && flink.err == nil && ours.query && len(flink.rows) < len(ours.rows) {
+			// Flink's filesystem sink can make the last INSERT's file
+			// visible a moment after the dml-sync INSERT returned (seen
+			// once in CI: ddl.slt:190 read one of two inserted rows); the
+			// query runs on Flink once more, and what it reads then is
+			// compared.
+			time.Sleep(2 * time.Second)
+			flink = runFlink(ctx, sess, rewritePaths(sql, r.Root, flinkDir, opts.Shared), timeout, maxRows)
+			s = Statement{SQL: s.SQL, Line: s.Line}
+			s.ours, s.flink = ours, flink
+			s.Ours, s.Flink = ours.String(), flink.String()
+			compare(&s, ours, flink)
+		}
+		if isInsert(sql) {
+			inserted = true
+		}
 		if s.Outcome == Differ {
 			for _, k := range known {
 				if k.Match(&s, st) {
@@ -245,6 +265,11 @@ type engineResult struct {
 	count   int  // rows in the changelog
 	partial bool // stopped at MaxRows or the timeout
 	neg     string
+	// upserts counts the +U rows not preceded by a -U (Flink emits an
+	// upsert stream when its collect sink takes one: a Top-N without the
+	// rank number, say); such a changelog folds only by its key, which
+	// the gateway does not give
+	upserts int
 }
 
 func (e *engineResult) String() string {
@@ -302,7 +327,9 @@ func ourClass(err error) string {
 	case core.KindInternal:
 		return "internal"
 	}
-	if strings.Contains(err.Error(), "not supported yet") {
+	// tablerun's marker is "not supported yet: …"; Flink's own messages
+	// say "… is not supported yet." and stay validation errors
+	if strings.Contains(err.Error(), "not supported yet: ") {
 		return "unsupported"
 	}
 	return "validation"
@@ -446,7 +473,7 @@ func runFlink(ctx context.Context, sess *flinkgw.Session, sql string, timeout ti
 	out.query = true
 	out.partial = !res.Complete
 	for _, c := range res.Columns {
-		t, err := TypeOf(c.LogicalType)
+		t, err := flinkgw.TypeOf(c.LogicalType)
 		if err != nil {
 			out.err, out.class = err, "harness"
 			return out
@@ -454,14 +481,19 @@ func runFlink(ctx context.Context, sess *flinkgw.Session, sql string, timeout ti
 		out.cols = append(out.cols, types.Field{Name: c.Name, Type: t})
 	}
 	var m materializer
+	prevUB := false
 	for _, row := range res.Rows {
+		if row.Kind == "UPDATE_AFTER" && !prevUB {
+			out.upserts++
+		}
+		prevUB = row.Kind == "UPDATE_BEFORE"
 		if len(row.Fields) != len(out.cols) {
 			out.err, out.class = fmt.Errorf("a row of %d fields for %d columns", len(row.Fields), len(out.cols)), "harness"
 			return out
 		}
 		fs := make([]string, len(row.Fields))
 		for i, raw := range row.Fields {
-			v, err := Value(raw, out.cols[i].Type)
+			v, err := flinkgw.Value(raw, out.cols[i].Type, time.UTC)
 			if err != nil {
 				out.err, out.class = fmt.Errorf("column %s: %w", out.cols[i].Name, err), "harness"
 				return out
@@ -607,8 +639,9 @@ func hasLimitWithoutOrder(sql string) bool {
 
 // rewritePaths makes 'path' options absolute: an existing file or directory
 // relative to root is read by both engines, any other path is the engine's
-// own (under dir). __TEST_DIR__ becomes dir.
-func rewritePaths(sql, root, dir string) string {
+// own (under dir), unless it exists under one of the shared directories.
+// __TEST_DIR__ becomes dir.
+func rewritePaths(sql, root, dir string, shared []string) string {
 	sql = strings.ReplaceAll(sql, "__TEST_DIR__", dir)
 	return pathRE.ReplaceAllStringFunc(sql, func(m string) string {
 		p := pathRE.FindStringSubmatch(m)
@@ -620,9 +653,19 @@ func rewritePaths(sql, root, dir string) string {
 		if !filepath.IsAbs(path) {
 			abs = filepath.Join(root, path)
 		}
-		if _, err := os.Stat(abs); err != nil || !strings.HasPrefix(abs, root) {
+		inShared := false
+		for _, d := range shared {
+			inShared = inShared || strings.HasPrefix(abs, d+string(filepath.Separator))
+		}
+		if _, err := os.Stat(abs); err != nil || (!strings.HasPrefix(abs, root) && !inShared) {
 			abs = filepath.Join(dir, "p", strings.TrimLeft(filepath.Clean("/"+path), "/"))
 		}
 		return p[1] + abs + p[3]
 	})
+}
+
+// isInsert reports an INSERT statement (also EXECUTE … INSERT and
+// statement sets).
+func isInsert(sql string) bool {
+	return strings.Contains(strings.ToUpper(sql), "INSERT ")
 }

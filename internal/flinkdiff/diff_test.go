@@ -13,16 +13,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablerun/tablerun/flinkgw"
 	"github.com/tablerun/tablerun/internal/conformance"
 	"github.com/tablerun/tablerun/internal/flinkenv"
-	"github.com/tablerun/tablerun/internal/flinkgw"
 	"github.com/tablerun/tablerun/internal/slt"
 )
 
 var (
 	verbose = flag.Bool("flinkdiff.v", false, "print every statement's comparison")
 	full    = flag.Bool("flinkdiff.full", false, "run the full corpora (every .slt query, more generated queries)")
-	strict  = flag.Bool("flinkdiff.strict", false, "fail on differences in the corpora still being triaged (testdata .slt)")
+	strict  = flag.Bool("flinkdiff.strict", false, "fail on differences in the corpora still being triaged (none at present)")
 )
 
 func TestMain(m *testing.M) {
@@ -60,6 +60,7 @@ type tally struct {
 	triage bool
 	counts map[Outcome]int
 	diffs  []string
+	long   bool // log differences as they come
 }
 
 func (ty *tally) add(t *testing.T, rep *Report) {
@@ -72,6 +73,9 @@ func (ty *tally) add(t *testing.T, rep *Report) {
 			msg := fmt.Sprintf("%s:%d [%s] %s\n  %s\n  --- tablerun\n%s\n  --- Flink\n%s", rep.Name, s.Line, s.Outcome, s.Detail, indent(s.SQL), indent(s.Ours), indent(s.Flink))
 			if s.Outcome == Differ {
 				ty.diffs = append(ty.diffs, msg)
+				if ty.long {
+					t.Log("DIFFER " + msg) // at once: a long run may be stopped
+				}
 			} else {
 				t.Log(msg)
 			}
@@ -170,7 +174,8 @@ func TestConformanceQ(t *testing.T) {
 // TestSLT compares the records of testdata/*.slt, each file in one session
 // of each engine: every statement, and a seeded sample of the queries (a
 // quarter, rotating daily; FLINKDIFF_SEED=n picks another,
-// -flinkdiff.full takes them all).
+// -flinkdiff.full takes them all). A difference not explained in
+// docs/flink-differences.md (KnownDifferences) fails the test.
 func TestSLT(t *testing.T) {
 	r := newRunner(t)
 	seed := time.Now().UTC().YearDay()
@@ -180,7 +185,7 @@ func TestSLT(t *testing.T) {
 	t.Logf("slt sample seed %d (FLINKDIFF_SEED=%d reproduces it)", seed, seed)
 	files, _ := filepath.Glob(filepath.Join(r.Root, "testdata", "*.slt"))
 	sort.Strings(files)
-	ty := &tally{corpus: "testdata .slt", triage: true}
+	ty := &tally{corpus: "testdata .slt"}
 	for _, f := range files {
 		text, err := os.ReadFile(f)
 		if err != nil {

@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tablerun/tablerun/flinkgw"
 	"github.com/tablerun/tablerun/internal/flinkenv"
-	"github.com/tablerun/tablerun/internal/flinkgw"
 )
 
 const usage = `usage: tablerun diff [flags] script.sql...

@@ -236,6 +236,13 @@ func (c *Cluster) writeConf(ports []int) error {
 		"io.tmp.dirs":                                  filepath.Join(c.Dir, "tmp"),
 		"web.tmpdir":                                   filepath.Join(c.Dir, "tmp"),
 	}
+	// Python UDFs run in the virtualenv's Python, which has apache-flink
+	// (pyflink's site-packages directory is Home: <venv>/lib/python3.*/site-packages/pyflink)
+	if py := filepath.Join(c.Home, "..", "..", "..", "..", "bin", "python"); fileExists(py) {
+		py = filepath.Clean(py)
+		kv["python.executable"] = py
+		kv["python.client.executable"] = py
+	}
 	for k, v := range c.opts.Extra {
 		kv[k] = v
 	}
@@ -393,4 +400,25 @@ func waitFor(ctx context.Context, url string, ok func([]byte) bool) error {
 		case <-time.After(300 * time.Millisecond):
 		}
 	}
+}
+
+// TaskManagerPID returns the process id of the cluster's TaskManager (from
+// the pid file its start script wrote), e.g. to pin it to cores or to read
+// its CPU time.
+func (c *Cluster) TaskManagerPID() (int, error) {
+	f := filepath.Join(c.Dir, "pid", "flink-tablerun-taskexecutor.pid")
+	b, err := os.ReadFile(f)
+	if err != nil {
+		return 0, fmt.Errorf("flinkenv: the TaskManager's pid: %w", err)
+	}
+	var pid int
+	if _, err := fmt.Sscanf(strings.TrimSpace(string(b)), "%d", &pid); err != nil || pid <= 0 {
+		return 0, fmt.Errorf("flinkenv: %s holds no pid", f)
+	}
+	return pid, nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

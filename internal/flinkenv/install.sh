@@ -31,4 +31,10 @@ if [ ! -f "$FLINK_HOME/opt/$JAR" ]; then
   fi
   cp "$M2" "$FLINK_HOME/opt/$JAR"
 fi
+# Python UDFs (python.files, CREATE FUNCTION … LANGUAGE PYTHON) need
+# flink-python on the cluster's class path: the wheel ships it in opt/.
+PYJAR="flink-python-$FLINK_VERSION.jar"
+if [ ! -f "$FLINK_HOME/lib/$PYJAR" ]; then
+  cp "$FLINK_HOME/opt/$PYJAR" "$FLINK_HOME/lib/$PYJAR"
+fi
 echo "$FLINK_HOME"

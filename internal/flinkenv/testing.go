@@ -23,6 +23,10 @@ func Main(m *testing.M) {
 	os.Exit(run(m))
 }
 
+// Run is Main without the exit: it returns the tests' exit code, so that
+// a TestMain can clean up after the cluster stopped.
+func Run(m *testing.M) int { return run(m) }
+
 func run(m *testing.M) int {
 	if _, err := Home(); err != nil {
 		sharedErr = err

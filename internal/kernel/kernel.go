@@ -44,6 +44,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tablerun/tablerun/udf/js"
+	"github.com/tablerun/tablerun/udf/python"
 	"io"
 	"log"
 	"os"
@@ -136,7 +138,27 @@ type Kernel struct {
 func New(ci ConnectionInfo, env *core.TableEnvironment, logger *log.Logger) *Kernel {
 	k := &Kernel{ci: ci, sg: signer{key: []byte(ci.Key)}, session: newID(), env: env, logger: logger}
 	env.SetOutput(&streamWriter{k: k, name: "stdout"}, &streamWriter{k: k, name: "stderr"})
+	// what script UDFs print (Python's print and sys.stdout/stderr,
+	// JavaScript's console) goes to the running cell, and to the kernel's
+	// stderr (its log) between cells
+	udfOut := &udfWriter{streamWriter{k: k, name: "stdout"}}
+	python.SetOutput(udfOut)
+	js.SetOutput(udfOut)
 	return k
+}
+
+// udfWriter is the output of script UDFs: the current cell's stdout
+// stream, or the process's stderr when no cell runs (a background job).
+type udfWriter struct{ streamWriter }
+
+func (w *udfWriter) Write(p []byte) (int, error) {
+	w.k.mu.Lock()
+	running := w.k.current != nil
+	w.k.mu.Unlock()
+	if !running {
+		return os.Stderr.Write(p)
+	}
+	return w.streamWriter.Write(p)
 }
 
 // Interrupt cancels the running cell, if any.

@@ -270,6 +270,23 @@ func TestKernelProtocol(t *testing.T) {
 		require.Contains(t, text, "+I[hello, world]")
 	})
 
+	t.Run("UDF output goes to the cell", func(t *testing.T) {
+		r, pub := c.request(c.shell, "execute_request", map[string]any{
+			"code": "CREATE TEMPORARY FUNCTION py_hello(s STRING) RETURNS STRING LANGUAGE PYTHON AS $$\ndef py_hello(s):\n    print('py says', s)\n    return s.upper()\n$$;\n" +
+				"CREATE TEMPORARY FUNCTION js_hello(s STRING) RETURNS STRING LANGUAGE JAVASCRIPT AS $$\nfunction js_hello(s) { console.log('js says', s); return s.toLowerCase(); }\n$$;\n" +
+				"SELECT py_hello('a'), js_hello('B')", "silent": false,
+		})
+		require.Equal(t, "ok", r["status"])
+		var text string
+		for _, m := range pub {
+			if m.Header.MsgType == "stream" {
+				text += content(t, m)["text"].(string)
+			}
+		}
+		require.Contains(t, text, "py says a")
+		require.Contains(t, text, "js says B")
+	})
+
 	t.Run("chart option", func(t *testing.T) {
 		r, pub := c.request(c.shell, "execute_request", map[string]any{
 			"code": "%chart bar x=k y=v title=\"Totals\"\nSELECT * FROM (VALUES ('a', 1), ('b', 2)) AS t(k, v)",

@@ -52,6 +52,9 @@ func debianPython() string {
 func TestJupyterKernelTest(t *testing.T) {
 	py := debianPython()
 	if py == "" || exec.Command(py, "-c", "import jupyter_kernel_test").Run() != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("jupyter_kernel_test is not installed under CI=true: .ci/run installs it (apt-get install python3-jupyter-kernel-test)")
+		}
 		t.Skip("jupyter_kernel_test is not installed (apt-get install python3-jupyter-kernel-test): the Jupyter conformance suite did not run")
 	}
 	dir := testKernelspec(t)

@@ -21,9 +21,7 @@ var progressRe = regexp.MustCompile(`\[RUNNING\] ([0-9,]+) rows read \| [0-9.]+[
 // growing row count, and it is gone once the statement ends (here:
 // cancelled with Ctrl-C).
 func TestProgressLineUnderTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (apt-get install tmux): the terminal scenario is not tested")
-	}
+	needTmux(t)
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	hist := filepath.Join(t.TempDir(), "history")

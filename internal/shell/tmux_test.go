@@ -85,9 +85,7 @@ func (s *tmuxSession) waitFor(want string, n int) string {
 // with Ctrl-C, pages through a result in table mode, recalls history with
 // the Up key and quits; the history file keeps the statements.
 func TestShellUnderTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (apt-get install tmux): the terminal scenario is not tested")
-	}
+	needTmux(t)
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -177,9 +175,7 @@ func TestShellUnderTmux(t *testing.T) {
 // and Ctrl-C ends the query with "[INFO] Query canceled." and the shell
 // goes on.
 func TestUnboundedUnderTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (apt-get install tmux): the terminal scenario is not tested")
-	}
+	needTmux(t)
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("tablerun-unbounded-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
@@ -253,4 +249,16 @@ func TestUnboundedUnderTmux(t *testing.T) {
 	s.waitFor("still here", 2)
 	s.typeLine("QUIT;")
 	s.waitFor("SHELL-EXITED 0", 1)
+}
+
+// needTmux skips a terminal scenario where tmux is missing, and fails it
+// under CI=true (.ci/run installs tmux: a skip there would hide it).
+func needTmux(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is not installed under CI=true: .ci/run installs it (apt-get install tmux)")
+		}
+		t.Skip("tmux is not installed (apt-get install tmux): the terminal scenario is not tested")
+	}
 }

@@ -31,6 +31,15 @@ type Correlate struct {
 	Cond Expr
 }
 
+// UnnestRowsFunc and UnnestRowsWithOrdinalityFunc are the registry keys
+// of Flink's internal table functions for UNNEST (planner/validate/
+// unnest.go): the Call's only argument is the array or map, T the ROW of
+// the produced columns. They are built into the executor, not registered.
+const (
+	UnnestRowsFunc               = "$UNNEST_ROWS$1"
+	UnnestRowsWithOrdinalityFunc = "$UNNEST_ROWS_WITH_ORDINALITY$1"
+)
+
 // TableFunctionScan is the invocation of a table function inside a
 // Correlate. It is not a relation on its own: Call's column references
 // index the Correlate's left input.

@@ -112,7 +112,7 @@ func evalCall(ctx *function.EvalContext, reg *function.Registry, c *Call, row []
 		}
 		return nil, nil
 	}
-	def, ok := reg.Lookup(c.Name)
+	def, ok := c.Definition(reg)
 	if !ok || def.Eval == nil {
 		return nil, fmt.Errorf("No match found for function signature %s", c.Name)
 	}

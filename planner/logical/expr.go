@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 )
 
@@ -46,10 +47,31 @@ type Literal struct {
 // their SQL symbol: "+", "-", "*", "/", "=", "<>", "<", "<=", ">", ">=",
 // "AND", "OR", "NOT", "IS NULL", …). Arguments are already coerced to the
 // types the function's inference asked for.
+//
+// Def is the definition the validator resolved the name to: later stages
+// (rules, the reference evaluator, vectorized/expr) read it instead of
+// looking the name up again, so a call is resolved once. Calls the
+// planner synthesises ("=", "AND", HASH_CODE, …) may leave it nil; use
+// Definition to read it.
 type Call struct {
 	Name string
 	Args []Expr
 	T    types.Type
+	Def  *function.Definition
+}
+
+// Definition returns the call's resolved definition: Def when the
+// validator set it, otherwise the built-in registered under Name in reg
+// (for calls the planner synthesises). This is the one place outside
+// core/function and the validator where a call's name is resolved.
+func (c *Call) Definition(reg *function.Registry) (*function.Definition, bool) {
+	if c.Def != nil {
+		return c.Def, true
+	}
+	if reg == nil {
+		return nil, false
+	}
+	return reg.Lookup(c.Name)
 }
 
 // Cast converts Arg to T. Try is TRY_CAST: a failing conversion yields NULL
@@ -266,10 +288,10 @@ func ShiftRefs(e Expr, mapping func(int) int) Expr {
 // IsDeterministic reports whether e always gives the same result for the
 // same input (no RAND, NOW, UUID, …). nondeterministic names the functions
 // to treat as such.
-func IsDeterministic(e Expr, nondeterministic func(name string) bool) bool {
+func IsDeterministic(e Expr, nondeterministic func(c *Call) bool) bool {
 	ok := true
 	Walk(e, func(x Expr) bool {
-		if c, isCall := x.(*Call); isCall && nondeterministic(c.Name) {
+		if c, isCall := x.(*Call); isCall && nondeterministic(c) {
 			ok = false
 		}
 		return ok

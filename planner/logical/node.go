@@ -49,6 +49,12 @@ type Scan struct {
 // FilterPushDownSpec prints them); project is nil when the scan reads
 // every column.
 func ScanDigest(filters []string, project []string, limit int64) string {
+	return ScanDigestMetadata(filters, project, nil, limit)
+}
+
+// ScanDigestMetadata is ScanDigest with the metadata keys the scan reads
+// (", metadata=[…]" after project, as Flink's ReadingMetadataSpec).
+func ScanDigestMetadata(filters []string, project []string, metadata []string, limit int64) string {
 	var s string
 	if len(filters) > 0 {
 		f := filters[0]
@@ -60,10 +66,44 @@ func ScanDigest(filters []string, project []string, limit int64) string {
 	if project != nil {
 		s += ", project=[" + strings.Join(project, ", ") + "]"
 	}
+	if metadata != nil {
+		s += ", metadata=[" + strings.Join(metadata, ", ") + "]"
+	}
 	if limit > 0 {
 		s += fmt.Sprintf(", limit=[%d]", limit)
 	}
 	return s
+}
+
+// ScanColumns splits what a scan of t reading proj (indexes into
+// t.Table.SourceSchema(); nil: every physical column) with output out
+// prints: the physical columns read (nil when the projection is nil, or
+// when onlyPartial and it reads every physical column in order) and the
+// metadata keys read (nil when none).
+func ScanColumns(t *catalog.ResolvedTable, proj []int, out types.Schema, onlyPartial bool) (project, metadata []string) {
+	if proj == nil {
+		return nil, nil
+	}
+	nphys := len(t.PhysicalSchema())
+	meta := t.Table.MetadataColumns(false)
+	full := true
+	project = []string{}
+	for i, p := range proj {
+		if p >= nphys {
+			if p-nphys < len(meta) {
+				metadata = append(metadata, meta[p-nphys].Key())
+			}
+			continue
+		}
+		full = full && p == len(project)
+		if i < len(out) {
+			project = append(project, out[i].Name)
+		}
+	}
+	if onlyPartial && full && len(project) == nphys {
+		project = nil
+	}
+	return project, metadata
 }
 
 // Values produces constant rows.
@@ -359,11 +399,8 @@ func (n *Scan) Describe() (string, string) {
 	for i, f := range n.Filters {
 		filters[i] = f.String()
 	}
-	var project []string
-	if n.Projection != nil {
-		project = n.Out.Names()
-	}
-	return "LogicalTableScan", s + ScanDigest(filters, project, n.Limit) + "]]"
+	project, metadata := ScanColumns(n.Table, n.Projection, n.Out, false)
+	return "LogicalTableScan", s + ScanDigestMetadata(filters, project, metadata, n.Limit) + "]]"
 }
 
 // Describe implements Node.

@@ -72,39 +72,6 @@ var (
 	_ Node = (*MergeHashAggregate)(nil)
 )
 
-// describeBatchTwoPhase prints Flink's attributes of the two-phase batch
-// aggregates; ok is false for other nodes.
-func describeBatchTwoPhase(n Node) (string, bool) {
-	switch x := n.(type) {
-	case *LocalHashAggregate:
-		in := uniquify(x.Input.Schema().Names())
-		sel, keys := groupItems(in, x.GroupKeys, x.Out)
-		col := len(x.GroupKeys)
-		for _, a := range x.Aggs {
-			names := x.Out[col : col+len(stateKinds(a))].Names()
-			col += len(names)
-			target := names[0]
-			if len(names) > 1 {
-				target = "(" + strings.Join(names, ", ") + ")"
-			}
-			sel = append(sel, "Partial_"+AggString(a, in)+" AS "+target)
-		}
-		return aggAttrs(keys, sel), true
-	case *MergeHashAggregate:
-		in := uniquify(x.Input.Schema().Names())
-		sel, keys := groupItems(in, x.GroupKeys, x.Out)
-		for i, a := range x.Aggs {
-			names := make([]string, len(x.StateCols[i]))
-			for j, c := range x.StateCols[i] {
-				names[j] = colName(in, c)
-			}
-			sel = append(sel, "Final_"+strings.ToUpper(a.Name)+"("+strings.Join(names, ", ")+") AS "+a.Alias)
-		}
-		return "isMerge=[true], " + aggAttrs(keys, sel), true
-	}
-	return "", false
-}
-
 // ApplyBatchAggPhase splits the grouped HashAggregates of a batch plan
 // into LocalHashAggregate → Exchange → HashAggregate(isMerge=[true]) when
 // phase (table.optimizer.agg-phase-strategy) is TWO_PHASE and every call
@@ -149,4 +116,35 @@ func batchSplit(n Node) Node {
 	ex.Input = &LocalHashAggregate{Input: local.Input, GroupKeys: local.GroupKeys, Aggs: local.Aggs, Out: local.Out}
 	return &MergeHashAggregate{Input: ex, GroupKeys: global.GroupKeys, Aggs: global.Aggs, StateCols: global.StateCols,
 		LocalIn: global.LocalIn, Out: global.Out}
+}
+
+// Explain implements Node.
+func (x *LocalHashAggregate) Explain(execution bool) string {
+	in := uniquify(x.Input.Schema().Names())
+	sel, keys := groupItems(in, x.GroupKeys, x.Out)
+	col := len(x.GroupKeys)
+	for _, a := range x.Aggs {
+		names := x.Out[col : col+len(stateKinds(a))].Names()
+		col += len(names)
+		target := names[0]
+		if len(names) > 1 {
+			target = "(" + strings.Join(names, ", ") + ")"
+		}
+		sel = append(sel, "Partial_"+AggString(a, in)+" AS "+target)
+	}
+	return aggAttrs(keys, sel)
+}
+
+// Explain implements Node.
+func (x *MergeHashAggregate) Explain(execution bool) string {
+	in := uniquify(x.Input.Schema().Names())
+	sel, keys := groupItems(in, x.GroupKeys, x.Out)
+	for i, a := range x.Aggs {
+		names := make([]string, len(x.StateCols[i]))
+		for j, c := range x.StateCols[i] {
+			names[j] = colName(in, c)
+		}
+		sel = append(sel, "Final_"+strings.ToUpper(a.Name)+"("+strings.Join(names, ", ")+") AS "+a.Alias)
+	}
+	return "isMerge=[true], " + aggAttrs(keys, sel)
 }

@@ -45,10 +45,10 @@ func (n *Correlate) Name() string { return "Correlate" }
 // of the input row's kind.
 func (n *Correlate) Mode() changelog.Mode { return n.Input.Mode() }
 
-// describe returns Flink's attributes:
+// Explain implements Node; Flink's attributes:
 // invocation=[f($cor0.x)], correlate=[table(f($cor0.x))], select=[a,x,w],
 // rowType=[RecordType(…)], joinType=[INNER].
-func (n *Correlate) describe(execution bool) string {
+func (n *Correlate) Explain(execution bool) string {
 	nIn := len(n.Input.Schema())
 	cor := make([]string, nIn)
 	for i, f := range n.Out[:min(nIn, len(n.Out))] {
@@ -89,3 +89,12 @@ func (t *translator) correlate(x *logical.Correlate) (Node, error) {
 }
 
 var _ Node = (*Correlate)(nil)
+
+// Capabilities (node.go).
+
+// Stateless implements Stateless: the operator keeps nothing across a
+// checkpoint barrier.
+func (n *Correlate) Stateless() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *Correlate) ParallelSafe() bool { return true }

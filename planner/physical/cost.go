@@ -35,17 +35,11 @@ func cumulativeCost(n Node) planCost {
 	}
 	rows, _ := estimate(n)
 	c.rows += rows
-	switch x := n.(type) {
-	case *TableSourceScan:
-		c.cpu += rows
-		c.io += rows * averageRowSize(x.Out)
-	case *Calc:
-		exprs := append([]logical.Expr(nil), x.Projection...)
-		if x.Condition != nil {
-			exprs = append(exprs, x.Condition)
-		}
-		c.cpu += rows * float64(computedExprs(exprs))
-	default:
+	if x, ok := n.(Coster); ok {
+		cpu, io := x.Cost(rows)
+		c.cpu += cpu
+		c.io += io
+	} else {
 		c.cpu += rows
 	}
 	return c

@@ -40,7 +40,7 @@ func ExplainWith(n Node, opts ExplainOptions) string {
 	var b strings.Builder
 	var walk func(n Node, prefix string, last []bool)
 	walk = func(n Node, prefix string, last []bool) {
-		attrs := Describe(n, opts.Execution)
+		attrs := n.Explain(opts.Execution)
 		if opts.ChangelogMode {
 			if attrs != "" {
 				attrs += ", "
@@ -75,149 +75,6 @@ func ExplainWith(n Node, opts ExplainOptions) string {
 	}
 	walk(n, "", nil)
 	return b.String()
-}
-
-// Describe returns the attributes Flink prints for a node between the
-// parentheses after its name. execution selects the execution-plan
-// flavour.
-func Describe(n Node, execution bool) string {
-	exprStr := ExprString
-	if execution {
-		exprStr = ExecExprString
-	}
-	switch x := n.(type) {
-	case *TableSourceScan:
-		id := x.Table.ID
-		s := "table=[[" + id.Catalog + ", " + id.Database + ", " + id.Object
-		// The table digest prints pushed filters in Flink's prefix form in
-		// both plan flavours.
-		filters := make([]string, len(x.Filters))
-		for i, f := range x.Filters {
-			filters[i] = ExprString(f, x.Out.Names())
-		}
-		var project []string
-		if x.Projection != nil && !isFullProjection(x.Projection, len(x.Table.PhysicalSchema())) {
-			project = x.Out.Names()
-		}
-		s += logical.ScanDigest(filters, project, x.Limit)
-		return s + "]], fields=[" + strings.Join(x.Out.Names(), ", ") + "]"
-	case *Values:
-		rows := make([]string, len(x.Rows))
-		for i, r := range x.Rows {
-			vals := make([]string, len(r))
-			for j, v := range r {
-				var t types.Type
-				if j < len(x.Out) {
-					t = x.Out[j].Type
-				}
-				vals[j] = logical.FormatLiteral(v, t)
-			}
-			rows[i] = "{ " + strings.Join(vals, ", ") + " }"
-		}
-		s := "tuples=[[" + strings.Join(rows, ", ") + "]]"
-		if !execution {
-			s = "type=[" + recordType(x.Out) + "], " + s
-		}
-		return s
-	case *Calc:
-		in := uniquify(x.Input.Schema().Names())
-		sel := make([]string, len(x.Projection))
-		for i, e := range x.Projection {
-			sel[i] = exprStr(e, in)
-			name := ""
-			if i < len(x.Out) {
-				name = x.Out[i].Name
-			}
-			if c, ok := e.(*logical.ColumnRef); !ok || c.Index >= len(in) || in[c.Index] != name {
-				sel[i] += " AS " + name
-			}
-		}
-		s := "select=[" + strings.Join(sel, ", ") + "]"
-		if x.Condition != nil {
-			s += ", where=[" + exprStr(x.Condition, in) + "]"
-		}
-		return s
-	case *HashAggregate:
-		in := uniquify(x.Input.Schema().Names())
-		var sel []string
-		keys := make([]string, len(x.GroupKeys))
-		for i, k := range x.GroupKeys {
-			keys[i] = colName(in, k)
-			item := keys[i]
-			if i < len(x.Out) && x.Out[i].Name != keys[i] {
-				item += " AS " + x.Out[i].Name
-			}
-			sel = append(sel, item)
-		}
-		for _, a := range x.Aggs {
-			sel = append(sel, AggString(a, in)+" AS "+a.Alias)
-		}
-		s := "isMerge=[false], "
-		if len(keys) > 0 {
-			s += "groupBy=[" + strings.Join(keys, ", ") + "], "
-		}
-		return s + "select=[" + strings.Join(sel, ", ") + "]"
-	case *HashJoin:
-		names := joinNames(x.Left.Schema(), x.Right.Schema())
-		nLeft := len(x.Left.Schema())
-		var conds []logical.Expr
-		for i := range x.LeftKeys {
-			conds = append(conds, &logical.Call{Name: "=", T: types.BooleanT, Args: []logical.Expr{
-				&logical.ColumnRef{Index: x.LeftKeys[i]}, &logical.ColumnRef{Index: nLeft + x.RightKeys[i]}}})
-		}
-		if x.Extra != nil {
-			conds = append(conds, logical.Conjuncts(x.Extra)...)
-		}
-		var cond logical.Expr = &logical.Literal{Value: true, T: types.BooleanT}
-		if len(conds) == 1 {
-			cond = conds[0]
-		} else if len(conds) > 1 {
-			cond = &logical.Call{Name: "AND", T: types.BooleanT, Args: conds}
-		}
-		where := exprStr(cond, names)
-		return "joinType=[" + x.Kind.String() + "], where=[" + where + "], select=[" + strings.Join(outNames(x.Left, x.Right, x.Kind, names), ", ") + "], build=[right]"
-	case *NestedLoopJoin:
-		names := joinNames(x.Left.Schema(), x.Right.Schema())
-		where := "true"
-		if x.Cond != nil {
-			where = exprStr(x.Cond, names)
-		}
-		return "joinType=[" + x.Kind.String() + "], where=[" + where + "], select=[" + strings.Join(outNames(x.Left, x.Right, x.Kind, names), ", ") + "], build=[right]"
-	case *Sort:
-		return "orderBy=[" + orderBy(x.Keys, uniquify(x.Input.Schema().Names())) + "]"
-	case *SortLimit:
-		return "orderBy=[" + orderBy(x.Keys, uniquify(x.Input.Schema().Names())) + "], offset=[" + strconv.FormatInt(x.Offset, 10) + "], fetch=[" + fetchString(x.Fetch) + "]"
-	case *Limit:
-		return "offset=[" + strconv.FormatInt(x.Offset, 10) + "], fetch=[" + fetchString(x.Fetch) + "]"
-	case *Union:
-		return "all=[true], union=[" + strings.Join(x.Out.Names(), ", ") + "]"
-	case *SetOp:
-		return fmt.Sprintf("all=[%t], select=[%s]", x.All, strings.Join(x.Schema().Names(), ", "))
-	case *Sink:
-		return "table=[" + x.Table.ID.Summary() + "], fields=[" + strings.Join(x.Input.Schema().Names(), ", ") + "]"
-	case *Correlate:
-		return x.describe(execution) // correlate.go
-	case *WatermarkAssigner, *WindowTableFunction, *WindowAggregate, *WatermarkCalc:
-		return describeWindow(n, execution) // window.go
-	case *OverAggregate, *Rank, *Deduplicate:
-		return describeOver(n) // over.go
-	case *Expand:
-		d, _ := describeDistinctSplit(n, execution) // stream_distinct_split.go
-		return d
-	}
-	return ""
-}
-
-func isFullProjection(p []int, n int) bool {
-	if len(p) != n {
-		return false
-	}
-	for i, x := range p {
-		if x != i {
-			return false
-		}
-	}
-	return true
 }
 
 func fetchString(f int64) string {
@@ -302,6 +159,14 @@ func AggString(a logical.AggCall, names []string) string {
 // ExprString prints an expression as Flink's plans do, with input column
 // names instead of $i: ">(a, 10)", "CAST(b AS BIGINT)".
 func ExprString(e logical.Expr, names []string) string { return exprString(e, names, false) }
+
+// exprStrFor returns ExecExprString with execution, else ExprString.
+func exprStrFor(execution bool) func(logical.Expr, []string) string {
+	if execution {
+		return ExecExprString
+	}
+	return ExprString
+}
 
 // ExecExprString prints an expression as Flink's "Optimized Execution
 // Plan" does: operators infix, "(a > 10)", "b IS NULL", functions as calls
@@ -445,36 +310,9 @@ func estimate(n Node) (rows, cumulative float64) {
 	if len(childRows) > 0 {
 		first = childRows[0]
 	}
-	switch x := n.(type) {
-	case *TableSourceScan:
-		rows = 1e8
-	case *Values:
-		rows = float64(len(x.Rows))
-	case *Calc:
-		rows = first
-		if x.Condition != nil {
-			rows = first * 0.25
-		}
-	case *HashAggregate:
-		rows = 1
-		if len(x.GroupKeys) > 0 {
-			rows = math.Max(1, first*0.1)
-		}
-	case *HashJoin, *NestedLoopJoin:
-		rows = math.Max(childRows[0], childRows[1])
-	case *SortLimit:
-		rows = math.Min(first, float64(x.Fetch))
-	case *Limit:
-		rows = first
-		if x.Fetch >= 0 {
-			rows = math.Min(first, float64(x.Fetch))
-		}
-	case *Union:
-		for _, r := range childRows {
-			rows += r
-		}
-	default:
-		rows = first
+	rows = first
+	if x, ok := n.(Estimator); ok {
+		rows = x.EstimateRows(childRows)
 	}
 	return rows, cumulative + rows
 }

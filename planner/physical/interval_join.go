@@ -235,8 +235,8 @@ func intervalMillis(e logical.Expr) (int64, bool) {
 	return v, ok
 }
 
-// describeIntervalJoin prints Flink's attributes of an IntervalJoin.
-func describeIntervalJoin(x *IntervalJoin, execution bool) string {
+// Explain implements Node: it prints Flink's attributes of an IntervalJoin.
+func (x *IntervalJoin) Explain(execution bool) string {
 	left, right := x.Left, x.Right
 	if e, ok := left.(*Exchange); ok {
 		left = e.Input
@@ -245,7 +245,7 @@ func describeIntervalJoin(x *IntervalJoin, execution bool) string {
 		right = e.Input
 	}
 	hj := &HashJoin{Left: left, Right: right, Kind: x.Kind, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys, Extra: x.Cond, Out: x.Out}
-	s := strings.TrimSuffix(Describe(hj, execution), ", build=[right]")
+	s := strings.TrimSuffix(hj.Explain(execution), ", build=[right]")
 	bounds := fmt.Sprintf("windowBounds=[isRowTime=%t, leftLowerBound=%d, leftUpperBound=%d, leftTimeIndex=%d, rightTimeIndex=%d], ",
 		x.IsRowTime, x.LeftLowerBound, x.LeftUpperBound, x.LeftTimeIndex, x.RightTimeIndex)
 	i := strings.Index(s, "where=[")
@@ -253,22 +253,6 @@ func describeIntervalJoin(x *IntervalJoin, execution bool) string {
 		return s
 	}
 	return s[:i] + bounds + s[i:]
-}
-
-// describeTimeJoin describes the time-bounded joins; ok is false for any
-// other node.
-func describeTimeJoin(n Node, execution bool) (string, bool) {
-	switch x := n.(type) {
-	case *IntervalJoin:
-		return describeIntervalJoin(x, execution), true
-	case *LookupJoin:
-		return describeLookupJoin(x, execution), true
-	case *WindowJoin:
-		return describeWindowJoin(x, execution), true
-	case *TemporalJoin:
-		return describeTemporalJoin(x, execution), true
-	}
-	return "", false
 }
 
 // timeJoinAttr returns the time attribute of output column i of the joins

@@ -311,6 +311,8 @@ func timeAttrOf(n Node, i int) TimeAttr {
 		}
 	case *Exchange:
 		return timeAttrOf(x.Input, i)
+	case *Match:
+		return matchTimeAttr(x, i) // match.go
 	case *IntervalJoin, *TemporalJoin, *LookupJoin:
 		return timeJoinAttr(n, i) // interval_join.go
 	case *WatermarkCalc:
@@ -386,68 +388,6 @@ func streamOver(n Node, conv []Node) (Node, error) {
 	return n.WithChildren(conv), nil
 }
 
-// describeOver prints the attributes of OverAggregate, Rank and
-// Deduplicate as Flink does.
-func describeOver(n Node) string {
-	switch x := n.(type) {
-	case *OverAggregate:
-		in := uniquify(x.Input.Schema().Names())
-		var b strings.Builder
-		if len(x.PartitionKeys) > 0 {
-			b.WriteString("partitionBy=[" + colNames(in, x.PartitionKeys) + "], ")
-		}
-		b.WriteString("orderBy=[" + orderBy(x.OrderKeys, in) + "], ")
-		w := &logical.Window{OrderKeys: x.OrderKeys, Rows: x.Rows, Bounded: x.Bounded, Preceding: x.Preceding}
-		b.WriteString("window=[ " + w.FrameString() + "], select=[")
-		sel := append([]string(nil), in...)
-		for i, c := range x.Calls {
-			args := make([]string, len(c.Args))
-			for j, a := range c.Args {
-				args[j] = colName(in, a)
-			}
-			name := c.Name
-			if name == "COUNT_STAR" {
-				name, args = "COUNT", []string{"*"}
-			}
-			alias := fmt.Sprintf("w0$o%d", i)
-			sel = append(sel, name+"("+strings.Join(args, ", ")+") AS "+alias)
-		}
-		b.WriteString(strings.Join(sel, ", ") + "]")
-		return b.String()
-	case *Rank:
-		in := uniquify(x.Input.Schema().Names())
-		var b strings.Builder
-		switch {
-		case x.Retract:
-			b.WriteString("strategy=[RetractStrategy], ")
-		case x.Streaming:
-			b.WriteString("strategy=[AppendFastStrategy], ")
-		}
-		b.WriteString("rankType=[" + x.RankType + "], rankRange=[rankStart=1, rankEnd=" + strconv.FormatInt(x.RankEnd, 10) + "], ")
-		b.WriteString("partitionBy=[" + colNames(in, x.PartitionKeys) + "], orderBy=[" + orderBy(x.OrderKeys, in) + "], ")
-		if !x.Streaming {
-			b.WriteString("global=[true], ")
-		}
-		sel := append([]string(nil), in...)
-		if x.OutputRank {
-			sel = append(sel, "w0$o0")
-		}
-		b.WriteString("select=[" + strings.Join(sel, ", ") + "]")
-		return b.String()
-	case *Deduplicate:
-		in := uniquify(x.Input.Schema().Names())
-		keep, order := "FirstRow", "PROCTIME"
-		if x.KeepLast {
-			keep = "LastRow"
-		}
-		if x.Rowtime {
-			order = "ROWTIME"
-		}
-		return "keep=[" + keep + "], key=[" + colNames(in, x.Keys) + "], order=[" + order + "]"
-	}
-	return ""
-}
-
 func colNames(names []string, idx []int) string {
 	s := make([]string, len(idx))
 	for i, k := range idx {
@@ -461,3 +401,77 @@ var (
 	_ Node = (*Rank)(nil)
 	_ Node = (*Deduplicate)(nil)
 )
+
+// Explain implements Node.
+func (x *OverAggregate) Explain(execution bool) string {
+	in := uniquify(x.Input.Schema().Names())
+	var b strings.Builder
+	if len(x.PartitionKeys) > 0 {
+		b.WriteString("partitionBy=[" + colNames(in, x.PartitionKeys) + "], ")
+	}
+	b.WriteString("orderBy=[" + orderBy(x.OrderKeys, in) + "], ")
+	w := &logical.Window{OrderKeys: x.OrderKeys, Rows: x.Rows, Bounded: x.Bounded, Preceding: x.Preceding}
+	b.WriteString("window=[ " + w.FrameString() + "], select=[")
+	sel := append([]string(nil), in...)
+	for i, c := range x.Calls {
+		args := make([]string, len(c.Args))
+		for j, a := range c.Args {
+			args[j] = colName(in, a)
+		}
+		name := c.Name
+		if name == "COUNT_STAR" {
+			name, args = "COUNT", []string{"*"}
+		}
+		alias := fmt.Sprintf("w0$o%d", i)
+		sel = append(sel, name+"("+strings.Join(args, ", ")+") AS "+alias)
+	}
+	b.WriteString(strings.Join(sel, ", ") + "]")
+	return b.String()
+}
+
+// Explain implements Node.
+func (x *Rank) Explain(execution bool) string {
+	in := uniquify(x.Input.Schema().Names())
+	var b strings.Builder
+	switch {
+	case x.Retract:
+		b.WriteString("strategy=[RetractStrategy], ")
+	case x.Streaming:
+		b.WriteString("strategy=[AppendFastStrategy], ")
+	}
+	b.WriteString("rankType=[" + x.RankType + "], rankRange=[rankStart=1, rankEnd=" + strconv.FormatInt(x.RankEnd, 10) + "], ")
+	b.WriteString("partitionBy=[" + colNames(in, x.PartitionKeys) + "], orderBy=[" + orderBy(x.OrderKeys, in) + "], ")
+	if !x.Streaming {
+		b.WriteString("global=[true], ")
+	}
+	sel := append([]string(nil), in...)
+	if x.OutputRank {
+		sel = append(sel, "w0$o0")
+	}
+	b.WriteString("select=[" + strings.Join(sel, ", ") + "]")
+	return b.String()
+}
+
+// Explain implements Node.
+func (x *Deduplicate) Explain(execution bool) string {
+	in := uniquify(x.Input.Schema().Names())
+	keep, order := "FirstRow", "PROCTIME"
+	if x.KeepLast {
+		keep = "LastRow"
+	}
+	if x.Rowtime {
+		order = "ROWTIME"
+	}
+	return "keep=[" + keep + "], key=[" + colNames(in, x.Keys) + "], order=[" + order + "]"
+}
+
+// Capabilities (node.go).
+
+// ParallelSafe implements ParallelSafe.
+func (n *Rank) ParallelSafe() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *Deduplicate) ParallelSafe() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *OverAggregate) ParallelSafe() bool { return true }

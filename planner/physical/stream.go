@@ -1,6 +1,8 @@
 package physical
 
 import (
+	"strings"
+
 	"github.com/tablerun/tablerun/core/catalog"
 	"github.com/tablerun/tablerun/core/changelog"
 	"github.com/tablerun/tablerun/core/types"
@@ -190,3 +192,112 @@ func (n *StreamJoin) Mode() changelog.Mode {
 }
 
 var _ Node = (*StreamJoin)(nil)
+
+// Explain implements Node.
+func (x *GroupAggregate) Explain(execution bool) string {
+	if x.Split != nil {
+		return x.explainSplit(execution) // stream_distinct_split.go
+	}
+	in := uniquify(x.Input.Schema().Names())
+	var sel []string
+	keys := make([]string, len(x.GroupKeys))
+	for i, k := range x.GroupKeys {
+		keys[i] = colName(in, k)
+		item := keys[i]
+		if i < len(x.Out) && x.Out[i].Name != keys[i] {
+			item += " AS " + x.Out[i].Name
+		}
+		sel = append(sel, item)
+	}
+	retract := x.NeedRetraction()
+	for _, a := range x.Aggs {
+		item := AggString(a, in)
+		if retract {
+			// Flink's retracting aggregate functions: COUNT_RETRACT(*)…
+			item = strings.ToUpper(a.Name) + "_RETRACT" + item[len(a.Name):]
+		}
+		sel = append(sel, item+" AS "+a.Alias)
+	}
+	s := ""
+	if len(keys) > 0 {
+		s = "groupBy=[" + strings.Join(keys, ", ") + "], "
+	}
+	return s + "select=[" + strings.Join(sel, ", ") + "]"
+}
+
+// Explain implements Node.
+func (x *Exchange) Explain(execution bool) string {
+	if len(x.Keys) == 0 {
+		return "distribution=[single]"
+	}
+	in := uniquify(x.Input.Schema().Names())
+	keys := make([]string, len(x.Keys))
+	for i, k := range x.Keys {
+		keys[i] = colName(in, k)
+	}
+	return "distribution=[hash[" + strings.Join(keys, ", ") + "]]"
+}
+
+// Explain implements Node.
+func (x *StreamUnion) Explain(execution bool) string {
+	return "all=[true], union=[" + strings.Join(x.Out.Names(), ", ") + "]"
+}
+
+// Explain implements Node.
+func (x *StreamJoin) Explain(execution bool) string {
+	left, right := x.Left, x.Right
+	if e, ok := left.(*Exchange); ok {
+		left = e.Input
+	}
+	if e, ok := right.(*Exchange); ok {
+		right = e.Input
+	}
+	hj := &HashJoin{Left: left, Right: right, Kind: x.Kind, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys, Extra: x.Extra, Out: x.Out}
+	if len(x.NullSafe) > 0 {
+		return nullSafeJoinDescribe(x, left, right, execution) // stream_setop.go
+	}
+	s := strings.TrimSuffix(hj.Explain(execution), ", build=[right]")
+	return s + ", leftInputSpec=[NoUniqueKey], rightInputSpec=[NoUniqueKey]"
+}
+
+// Explain implements Node.
+func (x *StreamSink) Explain(execution bool) string {
+	return "table=[" + x.Table.ID.Summary() + "], fields=[" + strings.Join(x.Input.Schema().Names(), ", ") + "]"
+}
+
+// Capabilities (node.go).
+
+// Stateless implements Stateless: the operator keeps nothing across a
+// checkpoint barrier.
+func (n *Exchange) Stateless() bool { return true }
+
+// StreamOnly implements StreamOnly.
+func (n *Exchange) StreamOnly() bool { return true }
+
+// Stateless implements Stateless: the operator keeps nothing across a
+// checkpoint barrier.
+func (n *StreamUnion) Stateless() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *StreamUnion) ParallelSafe() bool { return true }
+
+// StreamOnly implements StreamOnly.
+func (n *StreamUnion) StreamOnly() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *StreamSink) ParallelSafe() bool { return true }
+
+// StreamOnly implements StreamOnly.
+func (n *StreamSink) StreamOnly() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *GroupAggregate) ParallelSafe() bool { return true }
+
+// StreamOnly implements StreamOnly.
+func (n *GroupAggregate) StreamOnly() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *StreamJoin) ParallelSafe() bool { return true }
+
+// StreamOnly implements StreamOnly.
+func (n *StreamJoin) StreamOnly() bool { return true }

@@ -296,56 +296,48 @@ func expandCopies(calc *Calc, nIn int, dargs []int, aggs []logical.AggCall, grou
 	return x
 }
 
-// describeDistinctSplit prints the attributes of an Expand and of the
-// levels of a split aggregate (expressions as the execution plan prints
-// them with execution); ok is false for other nodes.
-func describeDistinctSplit(n Node, execution bool) (string, bool) {
-	switch x := n.(type) {
-	case *Expand:
-		exprStr := ExprString
-		if execution {
-			exprStr = ExecExprString
-		}
-		in := uniquify(x.Input.Schema().Names())
-		projects := make([]string, len(x.Projects))
-		for i, p := range x.Projects {
-			items := make([]string, len(p))
-			for j, e := range p {
-				items[j] = exprStr(e, in)
-				if l, ok := e.(*logical.Literal); ok && l.Value == nil {
-					items[j] = "null" // Flink prints Expand's NULLs untyped
-				}
-				if c, ok := e.(*logical.ColumnRef); !ok || colName(in, c.Index) != x.Out[j].Name {
-					items[j] += " AS " + x.Out[j].Name
-				}
+// Explain implements Node.
+func (x *Expand) Explain(execution bool) string {
+	exprStr := exprStrFor(execution)
+	in := uniquify(x.Input.Schema().Names())
+	projects := make([]string, len(x.Projects))
+	for i, p := range x.Projects {
+		items := make([]string, len(p))
+		for j, e := range p {
+			items[j] = exprStr(e, in)
+			if l, ok := e.(*logical.Literal); ok && l.Value == nil {
+				items[j] = "null" // Flink prints Expand's NULLs untyped
 			}
-			projects[i] = "{" + strings.Join(items, ", ") + "}"
-		}
-		return "projects=[" + strings.Join(projects, ", ") + "]", true
-	case *GroupAggregate:
-		if x.Split == nil {
-			return "", false
-		}
-		in := uniquify(x.Input.Schema().Names())
-		sel, keys := groupItems(in, x.GroupKeys, x.Out)
-		retract := x.NeedRetraction()
-		for i, a := range x.Aggs {
-			item := AggString(a, in)
-			name := a.Name
-			if i < len(x.Split.Sum0) && x.Split.Sum0[i] {
-				item = "$SUM0" + item[len(a.Name):]
-				name = "$SUM0"
+			if c, ok := e.(*logical.ColumnRef); !ok || colName(in, c.Index) != x.Out[j].Name {
+				items[j] += " AS " + x.Out[j].Name
 			}
-			if retract {
-				item = strings.ToUpper(name) + "_RETRACT" + item[len(name):]
-			}
-			sel = append(sel, item+" AS "+a.Alias)
 		}
-		s := ""
-		if len(keys) > 0 {
-			s = "groupBy=[" + strings.Join(keys, ", ") + "], "
-		}
-		return s + "partialFinalType=[" + x.Split.Type + "], select=[" + strings.Join(sel, ", ") + "]", true
+		projects[i] = "{" + strings.Join(items, ", ") + "}"
 	}
-	return "", false
+	return "projects=[" + strings.Join(projects, ", ") + "]"
+}
+
+// explainSplit is GroupAggregate.Explain for a level of a split
+// aggregate.
+func (x *GroupAggregate) explainSplit(execution bool) string {
+	in := uniquify(x.Input.Schema().Names())
+	sel, keys := groupItems(in, x.GroupKeys, x.Out)
+	retract := x.NeedRetraction()
+	for i, a := range x.Aggs {
+		item := AggString(a, in)
+		name := a.Name
+		if i < len(x.Split.Sum0) && x.Split.Sum0[i] {
+			item = "$SUM0" + item[len(a.Name):]
+			name = "$SUM0"
+		}
+		if retract {
+			item = strings.ToUpper(name) + "_RETRACT" + item[len(name):]
+		}
+		sel = append(sel, item+" AS "+a.Alias)
+	}
+	s := ""
+	if len(keys) > 0 {
+		s = "groupBy=[" + strings.Join(keys, ", ") + "], "
+	}
+	return s + "partialFinalType=[" + x.Split.Type + "], select=[" + strings.Join(sel, ", ") + "]"
 }

@@ -132,36 +132,6 @@ var (
 	_ Node = (*GlobalGroupAggregate)(nil)
 )
 
-// describeMiniBatch prints the attributes of the mini-batch nodes; ok is
-// false for other nodes.
-func describeMiniBatch(n Node) (string, bool) {
-	if s, ok := describeWindowTwoPhase(n); ok { // window_twophase.go
-		return s, true
-	}
-	if s, ok := describeBatchTwoPhase(n); ok { // batch_twophase.go
-		return s, true
-	}
-	switch x := n.(type) {
-	case *MiniBatchAssigner:
-		mode := "ProcTime"
-		if x.RowTime {
-			mode = "RowTime"
-		}
-		return fmt.Sprintf("interval=[%dms], mode=[%s]", x.IntervalMs, mode), true
-	case *LocalGroupAggregate:
-		in := uniquify(x.Input.Schema().Names())
-		sel, keys := groupItems(in, x.GroupKeys, x.Out)
-		sel = append(sel, localAggItems(x.Aggs, in, x.Out, len(x.GroupKeys))...)
-		return aggAttrs(keys, sel), true
-	case *GlobalGroupAggregate:
-		in := uniquify(x.Input.Schema().Names())
-		sel, keys := groupItems(in, x.GroupKeys, x.Out)
-		sel = append(sel, globalAggItems(x.Aggs, x.StateCols, x.DistinctCols, in)...)
-		return aggAttrs(keys, sel), true
-	}
-	return "", false
-}
-
 func groupItems(in []string, groupKeys []int, out types.Schema) (sel, keys []string) {
 	keys = make([]string, len(groupKeys))
 	for i, k := range groupKeys {
@@ -502,3 +472,56 @@ func SplitGroupAggregate(g *GroupAggregate, src Node) (local *LocalGroupAggregat
 	global.Input = &Exchange{Input: local, Keys: keys}
 	return local, global, true
 }
+
+// Explain implements Node.
+func (x *MiniBatchAssigner) Explain(execution bool) string {
+	mode := "ProcTime"
+	if x.RowTime {
+		mode = "RowTime"
+	}
+	return fmt.Sprintf("interval=[%dms], mode=[%s]", x.IntervalMs, mode)
+}
+
+// Explain implements Node.
+func (x *LocalGroupAggregate) Explain(execution bool) string {
+	in := uniquify(x.Input.Schema().Names())
+	sel, keys := groupItems(in, x.GroupKeys, x.Out)
+	sel = append(sel, localAggItems(x.Aggs, in, x.Out, len(x.GroupKeys))...)
+	return aggAttrs(keys, sel)
+}
+
+// Explain implements Node.
+func (x *GlobalGroupAggregate) Explain(execution bool) string {
+	in := uniquify(x.Input.Schema().Names())
+	sel, keys := groupItems(in, x.GroupKeys, x.Out)
+	sel = append(sel, globalAggItems(x.Aggs, x.StateCols, x.DistinctCols, in)...)
+	return aggAttrs(keys, sel)
+}
+
+// Capabilities (node.go).
+
+// Stateless implements Stateless: the operator keeps nothing across a
+// checkpoint barrier.
+func (n *MiniBatchAssigner) Stateless() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *MiniBatchAssigner) ParallelSafe() bool { return true }
+
+// StreamOnly implements StreamOnly.
+func (n *MiniBatchAssigner) StreamOnly() bool { return true }
+
+// Stateless implements Stateless: the operator keeps nothing across a
+// checkpoint barrier.
+func (n *LocalGroupAggregate) Stateless() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *LocalGroupAggregate) ParallelSafe() bool { return true }
+
+// StreamOnly implements StreamOnly.
+func (n *LocalGroupAggregate) StreamOnly() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *GlobalGroupAggregate) ParallelSafe() bool { return true }
+
+// StreamOnly implements StreamOnly.
+func (n *GlobalGroupAggregate) StreamOnly() bool { return true }

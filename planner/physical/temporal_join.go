@@ -99,12 +99,12 @@ func temporalName(n Node) string {
 	return ""
 }
 
-// describeLookupJoin prints Flink's attributes of a LookupJoin:
+// Explain implements Node: it prints Flink's attributes of a LookupJoin:
 //
 //	table=[default_catalog.default_database.side_input],
 //	joinType=[InnerJoin], lookup=[key=$f5], where=[…],
 //	joinCondition=[…], select=[…]
-func describeLookupJoin(x *LookupJoin, execution bool) string {
+func (x *LookupJoin) Explain(execution bool) string {
 	exprStr := ExprString
 	if execution {
 		exprStr = ExecExprString
@@ -133,4 +133,12 @@ func describeLookupJoin(x *LookupJoin, execution bool) string {
 	}
 	b.WriteString(", select=[" + strings.Join(names, ", ") + "]")
 	return b.String()
+}
+
+// ParallelSafe implements ParallelSafe: through a lookup function each
+// instance looks up its own rows' keys (with a cache of its own, as
+// Flink's subtasks); the in-memory path reads the whole temporal table in
+// one instance.
+func (n *LookupJoin) ParallelSafe() bool {
+	return n.Table != nil && catalog.AbilitiesOf(n.Table).LookupFunction
 }

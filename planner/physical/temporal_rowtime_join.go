@@ -156,14 +156,14 @@ func columnNameBelow(n Node, i int) string {
 	return ""
 }
 
-// describeTemporalJoin prints Flink's attributes of a TemporalJoin:
+// Explain implements Node: it prints Flink's attributes of a TemporalJoin:
 //
 //	joinType=[InnerJoin], where=[AND(=(currency, currency0),
 //	__TEMPORAL_JOIN_CONDITION(rowtime, rowtime0,
 //	__TEMPORAL_JOIN_CONDITION_PRIMARY_KEY(currency0),
 //	__TEMPORAL_JOIN_LEFT_KEY(currency), __TEMPORAL_JOIN_RIGHT_KEY(currency0)))],
 //	select=[…]
-func describeTemporalJoin(x *TemporalJoin, execution bool) string {
+func (x *TemporalJoin) Explain(execution bool) string {
 	exprStr := ExprString
 	if execution {
 		exprStr = ExecExprString

@@ -50,6 +50,8 @@ func (t *translator) node(n logical.Node) (Node, error) {
 		return topN(t.calc(n)) // over.go
 	case *logical.Window:
 		return t.over(x) // over.go
+	case *logical.Match:
+		return t.match(x) // match.go
 	case *logical.Aggregate:
 		in, err := t.node(x.Input)
 		if err != nil {
@@ -180,8 +182,8 @@ func (t *translator) deterministic(e logical.Expr) bool {
 		})
 		return ok
 	}
-	return logical.IsDeterministic(e, func(name string) bool {
-		d, ok := t.env.Functions.Lookup(name)
+	return logical.IsDeterministic(e, func(c *logical.Call) bool {
+		d, ok := c.Definition(t.env.Functions)
 		return !ok || d.Nondeterministic
 	})
 }

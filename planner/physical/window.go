@@ -98,44 +98,6 @@ var (
 	_ Node = (*WindowAggregate)(nil)
 )
 
-// describeWindow returns Flink's attributes of the window nodes.
-func describeWindow(n Node, execution bool) string {
-	exprStr := ExprString
-	if execution {
-		exprStr = ExecExprString
-	}
-	switch x := n.(type) {
-	case *WatermarkCalc:
-		return Describe(&x.Calc, execution)
-	case *WatermarkAssigner:
-		names := x.Input.Schema().Names()
-		return fmt.Sprintf("rowtime=[%s], watermark=[%s]", colName(names, x.Rowtime), exprStr(x.Expr, names))
-	case *WindowTableFunction:
-		return "window=[" + x.Window.String() + "]"
-	case *WindowAggregate:
-		in := uniquify(x.Input.Schema().Names())
-		var keys, sel []string
-		for _, k := range x.GroupKeys {
-			keys = append(keys, colName(in, k))
-		}
-		sel = append(sel, keys...)
-		for _, a := range x.Aggs {
-			sel = append(sel, AggString(a, in)+" AS "+a.Alias)
-		}
-		nk := len(x.GroupKeys) + len(x.Aggs)
-		sel = append(sel, "start('w$) AS "+x.Out[nk].Name, "end('w$) AS "+x.Out[nk+1].Name)
-		if x.WindowTime {
-			sel = append(sel, "rowtime('w$) AS "+x.Out[nk+2].Name)
-		}
-		s := ""
-		if len(keys) > 0 {
-			s = "groupBy=[" + strings.Join(keys, ", ") + "], "
-		}
-		return s + "window=[" + x.Window.String() + "], select=[" + strings.Join(sel, ", ") + "]"
-	}
-	return ""
-}
-
 // window translates the logical window nodes.
 func (t *translator) window(n logical.Node) (Node, error) {
 	in, err := t.node(n.Children()[0])
@@ -537,3 +499,72 @@ func withCurrentWatermark(n Node) Node {
 	}
 	return &WatermarkCalc{Calc: *c}
 }
+
+// Explain implements Node.
+func (x *WatermarkCalc) Explain(execution bool) string {
+	return x.Calc.Explain(execution)
+}
+
+// Explain implements Node.
+func (x *WatermarkAssigner) Explain(execution bool) string {
+	exprStr := exprStrFor(execution)
+	names := x.Input.Schema().Names()
+	return fmt.Sprintf("rowtime=[%s], watermark=[%s]", colName(names, x.Rowtime), exprStr(x.Expr, names))
+}
+
+// Explain implements Node.
+func (x *WindowTableFunction) Explain(execution bool) string {
+	return "window=[" + x.Window.String() + "]"
+}
+
+// Explain implements Node.
+func (x *WindowAggregate) Explain(execution bool) string {
+	in := uniquify(x.Input.Schema().Names())
+	var keys, sel []string
+	for _, k := range x.GroupKeys {
+		keys = append(keys, colName(in, k))
+	}
+	sel = append(sel, keys...)
+	for _, a := range x.Aggs {
+		sel = append(sel, AggString(a, in)+" AS "+a.Alias)
+	}
+	nk := len(x.GroupKeys) + len(x.Aggs)
+	sel = append(sel, "start('w$) AS "+x.Out[nk].Name, "end('w$) AS "+x.Out[nk+1].Name)
+	if x.WindowTime {
+		sel = append(sel, "rowtime('w$) AS "+x.Out[nk+2].Name)
+	}
+	s := ""
+	if len(keys) > 0 {
+		s = "groupBy=[" + strings.Join(keys, ", ") + "], "
+	}
+	return s + "window=[" + x.Window.String() + "], select=[" + strings.Join(sel, ", ") + "]"
+}
+
+// Capabilities (node.go).
+
+// Stateless implements Stateless: the operator keeps nothing across a
+// checkpoint barrier.
+func (n *WatermarkCalc) Stateless() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *WatermarkCalc) ParallelSafe() bool { return true }
+
+// Stateless implements Stateless: the operator keeps nothing across a
+// checkpoint barrier.
+func (n *WindowTableFunction) Stateless() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *WindowTableFunction) ParallelSafe() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *WatermarkAssigner) ParallelSafe() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *WindowAggregate) ParallelSafe() bool { return true }
+
+// EstimateRows implements Estimator: the input's rows (not Calc's, which
+// WatermarkCalc embeds).
+func (n *WatermarkCalc) EstimateRows(in []float64) float64 { return in[0] }
+
+// Cost implements Coster: Calcite's default (not Calc's).
+func (n *WatermarkCalc) Cost(rows float64) (cpu, io float64) { return rows, 0 }

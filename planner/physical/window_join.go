@@ -165,9 +165,9 @@ func attachedWindow(w logical.WindowSpec, start, end string) string {
 	return s[:i] + "win_start=[" + start + "], win_end=[" + end + "], " + s[i+j+3:]
 }
 
-// describeWindowJoin prints Flink's attributes of a WindowJoin; where
+// Explain implements Node: it prints Flink's attributes of a WindowJoin; where
 // shows the condition without the window bounds.
-func describeWindowJoin(x *WindowJoin, execution bool) string {
+func (x *WindowJoin) Explain(execution bool) string {
 	exprStr := ExprString
 	if execution {
 		exprStr = ExecExprString

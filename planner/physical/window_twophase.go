@@ -99,38 +99,6 @@ var (
 	_ Node = (*GlobalWindowAggregate)(nil)
 )
 
-// describeWindowTwoPhase prints Flink's attributes of the two-phase window
-// nodes; ok is false for other nodes.
-func describeWindowTwoPhase(n Node) (string, bool) {
-	switch x := n.(type) {
-	case *LocalWindowAggregate:
-		in := uniquify(x.Input.Schema().Names())
-		var keys []string
-		for _, k := range x.GroupKeys {
-			keys = append(keys, colName(in, k))
-		}
-		sel := append([]string(nil), keys...)
-		sel = append(sel, localAggItems(x.Aggs, in, x.Out, len(x.GroupKeys))...)
-		sel = append(sel, "slice_end('w$) AS "+SliceEndName)
-		return windowAggAttrs(keys, x.Window.String(), sel), true
-	case *GlobalWindowAggregate:
-		in := uniquify(x.Input.Schema().Names())
-		var keys []string
-		for _, k := range x.GroupKeys {
-			keys = append(keys, colName(in, k))
-		}
-		sel := append([]string(nil), keys...)
-		sel = append(sel, globalAggItems(x.Aggs, x.StateCols, x.DistinctCols, in)...)
-		nk := len(x.GroupKeys) + len(x.Aggs)
-		sel = append(sel, "start('w$) AS "+x.Out[nk].Name, "end('w$) AS "+x.Out[nk+1].Name)
-		if x.WindowTime {
-			sel = append(sel, "rowtime('w$) AS "+x.Out[nk+2].Name)
-		}
-		return windowAggAttrs(keys, sliceWindowString(x.Window, colName(in, x.SliceEnd)), sel), true
-	}
-	return "", false
-}
-
 func windowAggAttrs(keys []string, window string, sel []string) string {
 	s := ""
 	if len(keys) > 0 {
@@ -281,3 +249,45 @@ func inferMiniBatchMode(n Node, mode miniBatchMode) miniBatchMode {
 	}
 	return mode
 }
+
+// Explain implements Node.
+func (x *LocalWindowAggregate) Explain(execution bool) string {
+	in := uniquify(x.Input.Schema().Names())
+	var keys []string
+	for _, k := range x.GroupKeys {
+		keys = append(keys, colName(in, k))
+	}
+	sel := append([]string(nil), keys...)
+	sel = append(sel, localAggItems(x.Aggs, in, x.Out, len(x.GroupKeys))...)
+	sel = append(sel, "slice_end('w$) AS "+SliceEndName)
+	return windowAggAttrs(keys, x.Window.String(), sel)
+}
+
+// Explain implements Node.
+func (x *GlobalWindowAggregate) Explain(execution bool) string {
+	in := uniquify(x.Input.Schema().Names())
+	var keys []string
+	for _, k := range x.GroupKeys {
+		keys = append(keys, colName(in, k))
+	}
+	sel := append([]string(nil), keys...)
+	sel = append(sel, globalAggItems(x.Aggs, x.StateCols, x.DistinctCols, in)...)
+	nk := len(x.GroupKeys) + len(x.Aggs)
+	sel = append(sel, "start('w$) AS "+x.Out[nk].Name, "end('w$) AS "+x.Out[nk+1].Name)
+	if x.WindowTime {
+		sel = append(sel, "rowtime('w$) AS "+x.Out[nk+2].Name)
+	}
+	return windowAggAttrs(keys, sliceWindowString(x.Window, colName(in, x.SliceEnd)), sel)
+}
+
+// Capabilities (node.go).
+
+// Stateless implements Stateless: the operator keeps nothing across a
+// checkpoint barrier.
+func (n *LocalWindowAggregate) Stateless() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *LocalWindowAggregate) ParallelSafe() bool { return true }
+
+// ParallelSafe implements ParallelSafe.
+func (n *GlobalWindowAggregate) ParallelSafe() bool { return true }

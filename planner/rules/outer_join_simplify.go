@@ -88,7 +88,7 @@ func (r *OuterJoinSimplify) strong(e logical.Expr, side func(int) bool) bool {
 			}
 			return len(x.Args) > 0
 		}
-		return r.nullOnNull(x.Name) && r.anyNull(x.Args, side)
+		return r.nullOnNull(x) && r.anyNull(x.Args, side)
 	}
 	return false
 }
@@ -102,7 +102,7 @@ func (r *OuterJoinSimplify) nullWhen(e logical.Expr, side func(int) bool) bool {
 	case *logical.Cast:
 		return !x.Try && r.nullWhen(x.Arg, side)
 	case *logical.Call:
-		return r.nullOnNull(x.Name) && r.anyNull(x.Args, side)
+		return r.nullOnNull(x) && r.anyNull(x.Args, side)
 	}
 	return false
 }
@@ -116,10 +116,10 @@ func (r *OuterJoinSimplify) anyNull(args []logical.Expr, side func(int) bool) bo
 	return false
 }
 
-func (r *OuterJoinSimplify) nullOnNull(name string) bool {
+func (r *OuterJoinSimplify) nullOnNull(c *logical.Call) bool {
 	if r.env == nil || r.env.Functions == nil {
 		return false
 	}
-	d, ok := r.env.Functions.Lookup(name)
+	d, ok := c.Definition(r.env.Functions)
 	return ok && d.NullOnNull
 }

@@ -133,7 +133,7 @@ func (r *ReduceExpressions) foldable(c *logical.Call) bool {
 	if r.env == nil || r.env.Functions == nil {
 		return false
 	}
-	d, ok := r.env.Functions.Lookup(c.Name)
+	d, ok := c.Definition(r.env.Functions)
 	return ok && !d.Nondeterministic && d.Eval != nil
 }
 

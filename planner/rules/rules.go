@@ -23,6 +23,10 @@
 //	ProjectRemoveRule             drop identity projections
 //	PruneColumnsRule              read and carry only the columns used above
 //	PushLimitIntoTableSourceScanRule   tell a source that takes a limit how many rows
+//
+// With Settings.JoinReorder ('table.optimizer.join-reorder-enabled'),
+// JoinReorderRule then runs once over the fixed point, and the rules above
+// run again to a fixed point over its result.
 package rules
 
 import (
@@ -78,14 +82,22 @@ func All(reg *function.Registry, ctx *function.EvalContext) []Rule {
 	}
 }
 
-// Names returns the names of all rules in the order the driver runs them.
+// Names returns the names of all rules in the order the driver runs them
+// (JoinReorderRule, which runs only when enabled, last).
 func Names() []string {
 	rs := All(nil, nil)
 	out := make([]string, len(rs))
 	for i, r := range rs {
 		out[i] = r.Name()
 	}
-	return out
+	return append(out, (&JoinReorder{}).Name())
+}
+
+// Settings are the session options that switch rules on.
+type Settings struct {
+	// JoinReorder is 'table.optimizer.join-reorder-enabled' (Flink's
+	// default: false).
+	JoinReorder bool
 }
 
 // Step is one entry of an optimization trace: the plan right after Rule
@@ -99,21 +111,27 @@ type Step struct {
 // until a whole pass changes nothing (or MaxPasses passes ran). An unknown
 // name in disabled is an error, so a typo does not silently keep a rule on.
 func Optimize(n logical.Node, reg *function.Registry, ctx *function.EvalContext, disabled map[string]bool) (logical.Node, error) {
-	out, _, err := run(n, reg, ctx, disabled, false)
+	out, _, err := run(n, reg, ctx, disabled, Settings{}, false)
+	return out, err
+}
+
+// OptimizeWith is Optimize with the rules that settings switch on.
+func OptimizeWith(n logical.Node, reg *function.Registry, ctx *function.EvalContext, disabled map[string]bool, settings Settings) (logical.Node, error) {
+	out, _, err := run(n, reg, ctx, disabled, settings, false)
 	return out, err
 }
 
 // OptimizeTrace is Optimize that also returns the plan after each rule
 // application that changed it, in order (for EXPLAIN VERBOSE).
 func OptimizeTrace(n logical.Node, reg *function.Registry, ctx *function.EvalContext, disabled map[string]bool) (logical.Node, []Step, error) {
-	return run(n, reg, ctx, disabled, true)
+	return run(n, reg, ctx, disabled, Settings{}, true)
 }
 
-func run(n logical.Node, reg *function.Registry, ctx *function.EvalContext, disabled map[string]bool, trace bool) (logical.Node, []Step, error) {
+func run(n logical.Node, reg *function.Registry, ctx *function.EvalContext, disabled map[string]bool, settings Settings, trace bool) (logical.Node, []Step, error) {
 	all := All(reg, ctx)
 	known := map[string]bool{}
-	for _, r := range all {
-		known[r.Name()] = true
+	for _, name := range Names() {
+		known[name] = true
 	}
 	for name := range disabled {
 		if !known[name] {
@@ -126,6 +144,28 @@ func run(n logical.Node, reg *function.Registry, ctx *function.EvalContext, disa
 			active = append(active, r)
 		}
 	}
+	n, steps, err := fixedPoint(n, active, trace)
+	if err != nil || !settings.JoinReorder || disabled[(&JoinReorder{}).Name()] {
+		return n, steps, err
+	}
+	jr := &JoinReorder{env: &Env{Functions: reg, Eval: ctx}}
+	next, changed, err := jr.Apply(n)
+	if err != nil {
+		return nil, nil, fmt.Errorf("optimizer rule %s: %w", jr.Name(), err)
+	}
+	if !changed {
+		return n, steps, nil
+	}
+	if trace {
+		steps = append(steps, Step{Rule: jr.Name(), Plan: next})
+	}
+	next, more, err := fixedPoint(next, active, trace)
+	return next, append(steps, more...), err
+}
+
+// fixedPoint applies the rules pass after pass until a pass changes
+// nothing (or MaxPasses passes ran).
+func fixedPoint(n logical.Node, active []Rule, trace bool) (logical.Node, []Step, error) {
 	var steps []Step
 	for pass := 0; pass < MaxPasses; pass++ {
 		changedAny := false

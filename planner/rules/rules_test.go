@@ -407,5 +407,6 @@ func TestNamesAreStable(t *testing.T) {
 		"ProjectRemoveRule",
 		"PruneColumnsRule",
 		"PushLimitIntoTableSourceScanRule",
+		"JoinReorderRule",
 	}, Names())
 }

@@ -9,11 +9,11 @@ import (
 // same input. A function missing from the registry counts as
 // nondeterministic (the safe answer); without a registry every call does.
 func (env *Env) deterministic(e logical.Expr) bool {
-	return logical.IsDeterministic(e, func(name string) bool {
+	return logical.IsDeterministic(e, func(c *logical.Call) bool {
 		if env == nil || env.Functions == nil {
 			return true
 		}
-		d, ok := env.Functions.Lookup(name)
+		d, ok := c.Definition(env.Functions)
 		return !ok || d.Nondeterministic
 	})
 }

@@ -235,7 +235,10 @@ func (v *Validator) Insert(s *ast.Insert) (*logical.Sink, error) {
 		}
 		static[i] = val
 	}
-	sink := rt.PhysicalSchema()
+	sink, order, casts, err := sinkColumns(rt)
+	if err != nil {
+		return nil, err
+	}
 	qs := q.Schema()
 	// target positions of the query columns
 	targets := make([]int, 0, len(sink))
@@ -253,7 +256,7 @@ func (v *Validator) Insert(s *ast.Insert) (*logical.Sink, error) {
 			targets = append(targets, i)
 		}
 	} else {
-		for i := range sink {
+		for _, i := range order {
 			if _, ok := static[i]; !ok {
 				targets = append(targets, i)
 			}
@@ -343,7 +346,71 @@ func (v *Validator) Insert(s *ast.Insert) (*logical.Sink, error) {
 		}
 		input = &logical.Project{Input: q, Exprs: exprs, Out: out}
 	}
+	if len(casts) > 0 {
+		in := input.Schema()
+		cx := make([]logical.Expr, len(in))
+		out := append(types.Schema(nil), in...)
+		for i, f := range in {
+			cx[i] = &logical.ColumnRef{Index: i, Name: f.Name, T: f.Type}
+			if t, ok := casts[i]; ok {
+				cx[i] = &logical.Cast{Arg: cx[i], T: t.WithNullable(f.Type.Nullable())}
+				out[i].Type = cx[i].Type()
+			}
+		}
+		input = &logical.Project{Input: input, Exprs: cx, Out: out}
+	}
 	return &logical.Sink{Input: input, Table: rt, Overwrite: s.Overwrite}, nil
+}
+
+// sinkColumns returns what a write into rt consumes (catalog.Table.
+// SinkSchema: the physical columns, then the persisted METADATA columns,
+// which the connector must write: Flink's DynamicSinkUtils checks) and
+// the positions in it of the table's persisted columns in declaration
+// order (the order of an INSERT without a column list), and the metadata
+// type of each metadata column declared with another type (the sink gets
+// the value cast to it, as Flink's DynamicSinkUtils casts).
+func sinkColumns(rt *catalog.ResolvedTable) (types.Schema, []int, map[int]types.Type, error) {
+	sink := rt.Table.SinkSchema()
+	meta := rt.Table.MetadataColumns(true)
+	casts := map[int]types.Type{}
+	if len(meta) > 0 {
+		wm := catalog.AbilitiesOf(rt).WritableMetadata
+		if wm == nil {
+			return nil, nil, nil, fmt.Errorf("Table '%s' declares persistable metadata columns, but the underlying DynamicTableSink doesn't implement the SupportsWritingMetadata interface. If the column should not be persisted, it can be declared with the VIRTUAL keyword.", rt.ID.Summary())
+		}
+		for j, c := range meta {
+			key := c.Key()
+			t, ok := wm.Lookup(key)
+			if !ok {
+				return nil, nil, nil, fmt.Errorf("Invalid metadata key '%s' in column '%s' of table '%s'. The DynamicTableSink class '%s' supports the following metadata keys for writing:\n%s",
+					key, c.Name, rt.ID.Summary(), wm.Class, wm.KeyList())
+			}
+			if !c.Type.Equal(t) && !function.CanCast(c.Type, t) {
+				if key == c.Name {
+					return nil, nil, nil, fmt.Errorf("Invalid data type for metadata column '%s' of table '%s'. The column cannot be declared as '%s' because the type must be castable to metadata type '%s'.",
+						c.Name, rt.ID.Summary(), c.Type, t)
+				}
+				return nil, nil, nil, fmt.Errorf("Invalid data type for metadata column '%s' with metadata key '%s' of table '%s'. The column cannot be declared as '%s' because the type must be castable to metadata type '%s'.",
+					c.Name, key, rt.ID.Summary(), c.Type, t)
+			}
+			if !c.Type.Equal(t) {
+				casts[len(sink)-len(meta)+j] = t
+			}
+		}
+	}
+	order := make([]int, 0, len(sink))
+	pi, mi := 0, len(sink)-len(meta)
+	for _, c := range rt.Table.Columns {
+		switch {
+		case c.IsPhysical():
+			order = append(order, pi)
+			pi++
+		case c.Metadata && !c.Virtual:
+			order = append(order, mi)
+			mi++
+		}
+	}
+	return sink, order, casts, nil
 }
 
 func schemaText(s types.Schema) string {

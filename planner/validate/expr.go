@@ -45,6 +45,8 @@ type binder struct {
 	inAggArg bool
 	// over collects OVER calls (over.go); nil where they are not allowed.
 	over *overCtx
+	// match binds MEASURES and DEFINE of MATCH_RECOGNIZE (match.go).
+	match *matchCtx
 }
 
 func identText(parts []string) string { return strings.Join(parts, ".") }
@@ -147,7 +149,7 @@ func (b *binder) callDef(pos ast.Pos, def *function.Definition, args []logical.E
 			out[i] = coerce(a, want[i])
 		}
 	}
-	return refineCallType(&logical.Call{Name: def.Name, Args: out, T: res}, ats), nil
+	return refineCallType(&logical.Call{Name: def.Name, Args: out, T: res, Def: def}, ats), nil
 }
 
 func (b *binder) boolean(e ast.Expr, what string) (logical.Expr, error) {
@@ -170,6 +172,11 @@ func asBoolean(x logical.Expr, pos ast.Pos, what string) (logical.Expr, error) {
 
 // expr binds one expression.
 func (b *binder) expr(e ast.Expr) (logical.Expr, error) {
+	if b.match != nil {
+		if x, ok, err := b.match.bind(b, e); ok { // match.go
+			return x, err
+		}
+	}
 	if b.agg != nil && !b.inAggArg {
 		if fc, ok := e.(*ast.FunctionCall); ok && isGroupingFunc(fc) {
 			return b.groupingCall(fc) // grouping_sets.go
@@ -729,7 +736,11 @@ func (b *binder) funcCall(x *ast.FunctionCall) (logical.Expr, error) {
 	if def, ok := b.v.fns.Lookup(upper); !ok || def.Kind != function.Scalar {
 		return nil, withHint(noMatchCall(x, written, args), b.functionHint(written))
 	}
-	return b.call(x.Pos, upper, args...)
+	e, err := b.call(x.Pos, upper, args...)
+	if err != nil || upper != "CONCAT" {
+		return e, err
+	}
+	return concatFunction(x.Pos, e, args) // functions.go
 }
 
 // functionExists reports whether a function call's name resolves to any

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tablerun/tablerun/core/catalog"
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/ast"
 	"github.com/tablerun/tablerun/planner/logical"
@@ -76,7 +77,14 @@ func (v *Validator) planFrom(ref ast.TableRef, e *env) (logical.Node, *scope, er
 		}
 		return nil, nil, unsupported("table functions in FROM (window TVFs, LATERAL TABLE)")
 	case *ast.UnnestRef:
-		return nil, nil, unsupported("UNNEST")
+		scan, err := v.unnestScan(x, newScope(nil), e) // unnest.go
+		if err != nil {
+			return nil, nil, err
+		}
+		n, sc := standaloneScan(scan, unnestAlias(x))
+		return n, sc, nil
+	case *ast.MatchRecognize:
+		return v.planMatchRecognize(x, e) // match.go
 	}
 	return nil, nil, fmt.Errorf("unsupported FROM item %T", ref)
 }
@@ -160,32 +168,64 @@ func (v *Validator) planTableName(x *ast.TableName) (logical.Node, error) {
 	return nil, fmt.Errorf("unknown catalog object %s", id.Summary())
 }
 
-// scanTable reads the physical columns and computes the computed ones.
+// scanTable reads the physical columns (and the METADATA columns the
+// connector reads, after them: catalog.Table.SourceSchema) and computes
+// the computed ones, in the table's column order.
 func (v *Validator) scanTable(rt *catalog.ResolvedTable) (logical.Node, error) {
 	phys := rt.PhysicalSchema()
 	scan := &logical.Scan{Table: rt, Out: phys}
-	computed := false
+	computed, meta := false, false
 	for _, c := range rt.Table.Columns {
-		if c.Metadata {
-			return nil, unsupported("METADATA columns (column '%s' of %s)", c.Name, rt.ID.Summary())
-		}
-		if c.Expr != "" {
-			computed = true
-		}
+		computed = computed || c.Expr != ""
+		meta = meta || c.Metadata
 	}
-	if !computed {
+	if !computed && !meta {
 		return scan, nil
 	}
-	sc := newScope(schemaEntries(phys, rt.ID.Object))
-	b := &binder{v: v, sc: sc, env: &env{}, clause: "computed column"}
+	if meta {
+		if err := readMetadata(rt, scan); err != nil {
+			return nil, err
+		}
+	}
+	// base: the non-computed columns in declaration order (a metadata
+	// column declared with another type than the connector's is a CAST)
 	var exprs []logical.Expr
+	var base types.Schema
+	pi, mi := 0, len(phys)
+	for _, c := range rt.Table.Columns {
+		switch {
+		case c.Metadata:
+			f := scan.Out[mi]
+			var x logical.Expr = &logical.ColumnRef{Index: mi, Name: c.Name, T: f.Type}
+			if !f.Type.Equal(c.Type) {
+				x = &logical.Cast{Arg: x, T: c.Type}
+			}
+			exprs = append(exprs, x)
+			base = append(base, types.Field{Name: c.Name, Type: c.Type, Description: c.Comment})
+			mi++
+		case c.Expr == "":
+			exprs = append(exprs, &logical.ColumnRef{Index: pi, Name: c.Name, T: phys[pi].Type})
+			base = append(base, phys[pi])
+			pi++
+		}
+	}
+	var n logical.Node = scan
+	if meta {
+		n = &logical.Project{Input: scan, Exprs: exprs, Out: base}
+	}
+	if !computed {
+		return n, nil
+	}
+	sc := newScope(schemaEntries(n.Schema(), rt.ID.Object))
+	b := &binder{v: v, sc: sc, env: &env{}, clause: "computed column"}
+	exprs = nil
 	var out types.Schema
-	pi := 0
+	bi := 0
 	for _, c := range rt.Table.Columns {
 		if c.Expr == "" {
-			exprs = append(exprs, &logical.ColumnRef{Index: pi, Name: c.Name, T: phys[pi].Type})
-			out = append(out, phys[pi])
-			pi++
+			exprs = append(exprs, &logical.ColumnRef{Index: bi, Name: c.Name, T: base[bi].Type})
+			out = append(out, base[bi])
+			bi++
 			continue
 		}
 		ae, err := parser.ParseExpression(c.Expr)
@@ -199,7 +239,41 @@ func (v *Validator) scanTable(rt *catalog.ResolvedTable) (logical.Node, error) {
 		exprs = append(exprs, x)
 		out = append(out, types.Field{Name: c.Name, Type: x.Type(), Description: c.Comment})
 	}
-	return &logical.Project{Input: scan, Exprs: exprs, Out: out}, nil
+	return &logical.Project{Input: n, Exprs: exprs, Out: out}, nil
+}
+
+// readMetadata checks the METADATA columns of rt against what its
+// connector reads (Flink's DynamicSourceUtils#validateAndApplyMetadata)
+// and makes scan produce them after the physical columns.
+func readMetadata(rt *catalog.ResolvedTable, scan *logical.Scan) error {
+	rm := catalog.AbilitiesOf(rt).ReadableMetadata
+	if rm == nil {
+		return fmt.Errorf("Table '%s' declares metadata columns, but the underlying DynamicTableSource doesn't implement the SupportsReadingMetadata interface. Therefore, metadata cannot be read from the given source.", rt.ID.Summary())
+	}
+	proj := make([]int, 0, len(rt.Table.SourceSchema()))
+	for i := range scan.Out {
+		proj = append(proj, i)
+	}
+	for _, c := range rt.Table.MetadataColumns(false) {
+		key := c.Key()
+		t, ok := rm.Lookup(key)
+		if !ok {
+			return fmt.Errorf("Invalid metadata key '%s' in column '%s' of table '%s'. The DynamicTableSource class '%s' supports the following metadata keys for reading:\n%s",
+				key, c.Name, rt.ID.Summary(), rm.Class, rm.KeyList())
+		}
+		if !t.Equal(c.Type) && !function.CanCast(t, c.Type) {
+			if key == c.Name {
+				return fmt.Errorf("Invalid data type for metadata column '%s' of table '%s'. The column cannot be declared as '%s' because the type must be castable from metadata type '%s'.",
+					c.Name, rt.ID.Summary(), t, c.Type)
+			}
+			return fmt.Errorf("Invalid data type for metadata column '%s' with metadata key '%s' of table '%s'. The column cannot be declared as '%s' because the type must be castable from metadata type '%s'.",
+				c.Name, key, rt.ID.Summary(), t, c.Type)
+		}
+		proj = append(proj, len(proj))
+		scan.Out = append(scan.Out, types.Field{Name: c.Name, Type: t, Description: c.Comment})
+	}
+	scan.Projection = proj
+	return nil
 }
 
 // ViewError is an error in the stored query of a view, found while a
@@ -304,6 +378,9 @@ func (v *Validator) planJoin(j *ast.Join, e *env) (logical.Node, *scope, error) 
 		if n, sc, ok, err := v.planLateral(j, left, ls, tf, e); ok {
 			return n, sc, err
 		}
+	}
+	if u, ok := j.Right.(*ast.UnnestRef); ok { // t JOIN UNNEST(t.a) (unnest.go)
+		return v.planUnnestJoin(j, left, ls, u, e)
 	}
 	var temporal *temporalSpec
 	if tn, ok := j.Right.(*ast.TableName); ok && tn.ForSystemTimeAsOf != nil { // temporal.go

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tablerun/tablerun/core/function"
+	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/ast"
 	"github.com/tablerun/tablerun/planner/logical"
 )
@@ -45,7 +46,11 @@ func (b *binder) resolvedCall(x *ast.FunctionCall, written string, args []logica
 	case function.Table:
 		return nil, unsupported("table function '%s' (LATERAL TABLE)", strings.Join(x.Name.Parts, "."))
 	}
-	return b.callDef(x.Pos, def, args)
+	e, err := b.callDef(x.Pos, def, args)
+	if err != nil || def.Name != "CONCAT" || def.Kind != function.Scalar {
+		return e, err
+	}
+	return concatFunction(x.Pos, e, args)
 }
 
 // ClassSQLValidator is the exception class Flink's SQL client reports for
@@ -66,3 +71,28 @@ func (e *NoMatchError) Unwrap() error { return e.Err }
 
 // JavaClass returns SqlValidatorException.
 func (e *NoMatchError) JavaClass() string { return ClassSQLValidator }
+
+// concatFunction types the CONCAT function as Flink does. The `||`
+// operator shares the CONCAT definition (its result is CHAR(n) or
+// VARCHAR(n), Calcite's DYADIC_STRING_SUM; `||` also joins binary
+// strings), but the function form CONCAT(s1, s2, …) returns STRING and
+// takes character strings only: CONCAT(vc, 1) and CONCAT(X'01', X'02')
+// are refused with Flink's message.
+func concatFunction(pos ast.Pos, e logical.Expr, args []logical.Expr) (logical.Expr, error) {
+	c, ok := e.(*logical.Call)
+	if !ok || c.Name != "CONCAT" {
+		return e, nil
+	}
+	ats := make([]types.Type, len(args))
+	for i, a := range args {
+		ats[i] = a.Type()
+	}
+	for _, t := range ats {
+		if !t.IsString() && t.Kind != types.Null {
+			return nil, posErr(pos, "%s Supported form(s): 'CONCAT(<CHARACTER>)'", function.CallError("CONCAT", ats).Error())
+		}
+	}
+	out := *c
+	out.T = types.StringT.WithNullable(c.T.Nullable())
+	return &out, nil
+}

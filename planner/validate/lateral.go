@@ -136,6 +136,13 @@ func (v *Validator) planLateral(j *ast.Join, left logical.Node, ls *scope, x *as
 	if !handled || err != nil {
 		return nil, nil, handled, err
 	}
+	n, sc, err := v.correlate(j, kind, left, ls, scan, tableFunctionAlias(x), e)
+	return n, sc, true, err
+}
+
+// correlate plans left JOIN scan, a Correlate whose table function reads
+// the columns of left (LATERAL TABLE and UNNEST).
+func (v *Validator) correlate(j *ast.Join, kind logical.JoinKind, left logical.Node, ls *scope, scan *logical.TableFunctionScan, alias string, e *env) (logical.Node, *scope, error) {
 	lo := left.Schema()
 	scan.Correlated = lo.Names()
 	out := make(types.Schema, 0, len(lo)+len(scan.Out))
@@ -146,18 +153,18 @@ func (v *Validator) planLateral(j *ast.Join, left logical.Node, ls *scope, x *as
 		}
 		out = append(out, f)
 	}
-	fnScope := schemaEntries(out[len(lo):], tableFunctionAlias(x))
+	fnScope := schemaEntries(out[len(lo):], alias)
 	ents := append(retype(ls.entries(), out), shifted(fnScope, len(lo))...)
 	sc := newScope(ents)
 	var n logical.Node = &logical.Correlate{Left: left, Right: scan, Kind: kind, Out: out}
 	if j.On != nil {
 		if containsSubquery(j.On) {
-			return nil, nil, true, unsupported("subqueries in ON conditions")
+			return nil, nil, unsupported("subqueries in ON conditions")
 		}
 		b := &binder{v: v, sc: sc, env: e, clause: "ON"}
 		cond, err := b.boolean(j.On, "ON clause")
 		if err != nil {
-			return nil, nil, true, err
+			return nil, nil, err
 		}
 		if !isTrueLiteral(cond) {
 			if kind == logical.LeftJoin {
@@ -167,9 +174,9 @@ func (v *Validator) planLateral(j *ast.Join, left logical.Node, ls *scope, x *as
 			}
 		}
 	} else if j.Kind != ast.CrossJoin {
-		return nil, nil, true, posErr(j.Pos, "INNER, LEFT, RIGHT or FULL join requires a condition (NATURAL keyword or ON or USING clause)")
+		return nil, nil, posErr(j.Pos, "INNER, LEFT, RIGHT or FULL join requires a condition (NATURAL keyword or ON or USING clause)")
 	}
-	return n, sc, true, nil
+	return n, sc, nil
 }
 
 func isTrueLiteral(e logical.Expr) bool {
@@ -189,6 +196,13 @@ func (v *Validator) planTableFunction(x *ast.TableFunctionRef, e *env) (logical.
 	if !handled || err != nil {
 		return nil, nil, handled, err
 	}
+	n, sc := standaloneScan(scan, tableFunctionAlias(x))
+	return n, sc, true, nil
+}
+
+// standaloneScan plans a table function alone in FROM: the correlate of
+// a single empty row.
+func standaloneScan(scan *logical.TableFunctionScan, alias string) (logical.Node, *scope) {
 	zero := types.Schema{{Name: "ZERO", Type: types.IntT.WithNullable(false)}}
 	one := &logical.Values{Rows: [][]logical.Expr{{&logical.Literal{Value: int32(0), T: zero[0].Type}}}, Out: zero}
 	// the call reads no column: shift nothing, the dummy column is dropped
@@ -199,7 +213,7 @@ func (v *Validator) planTableFunction(x *ast.TableFunctionRef, e *env) (logical.
 		exprs[i] = &logical.ColumnRef{Index: i + 1, Name: f.Name, T: f.Type}
 	}
 	n := &logical.Project{Input: corr, Exprs: exprs, Out: scan.Out}
-	return n, newScope(schemaEntries(scan.Out, tableFunctionAlias(x))), true, nil
+	return n, newScope(schemaEntries(scan.Out, alias))
 }
 
 // userAggs holds the calls of user-defined aggregate functions of the

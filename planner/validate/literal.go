@@ -88,7 +88,9 @@ func decimalLiteral(l *ast.Literal, text string) (logical.Expr, error) {
 		scale = len(digits) - i - 1
 		digits = digits[:i] + digits[i+1:]
 	}
-	digits = strings.TrimLeft(digits, "0")
+	// Calcite's SqlLiteral.createExactNumeric counts every digit written,
+	// leading zeros too: 0.908 is DECIMAL(4, 3), .5 DECIMAL(1, 1) (checked
+	// against Flink 2.3 by internal/flinkdiff)
 	prec := len(digits)
 	if prec < scale {
 		prec = scale

@@ -284,6 +284,14 @@ func (p *printer) from(r ast.TableRef) (string, error) {
 			s += " USING (" + quoteList(x.Using) + ")"
 		}
 		return s, nil
+	case *ast.MatchRecognize:
+		in, err := p.from(x.Input)
+		if err != nil {
+			return "", err
+		}
+		c := *x
+		c.Input = nil // the clause as written after the expanded input
+		return in + ast.FormatTableRef(&c), nil
 	}
 	return "", unsupported("printing FROM item %T", r)
 }

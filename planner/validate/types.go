@@ -68,6 +68,12 @@ func resolveType(dt *ast.DataType) (types.Type, error) {
 			return types.Type{}, err
 		}
 		n := param(dt, 0, 1)
+		if len(dt.Params) == 0 && (name == "VARCHAR" || name == "VARBINARY") {
+			// Flink's type system gives VARCHAR and VARBINARY without a
+			// length the maximum one (STRING, BYTES); CHAR and BINARY
+			// default to 1 (FlinkTypeSystem.getDefaultPrecision)
+			n = types.MaxLength
+		}
 		kinds := map[string]types.Kind{"CHAR": types.Char, "VARCHAR": types.VarChar, "BINARY": types.Binary, "VARBINARY": types.VarBinary}
 		what := map[string]string{"CHAR": "Character string", "VARCHAR": "Variable character string", "BINARY": "Binary string", "VARBINARY": "Variable binary string"}
 		if n < 1 || n > types.MaxLength {

@@ -37,6 +37,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dop251/goja"
 
@@ -99,7 +100,7 @@ func Compile(spec udf.Spec) (*function.Definition, error) {
 	if !identRE.MatchString(spec.Entry()) {
 		return nil, p.plainError(fmt.Sprintf("'%s' is not a JavaScript identifier: use the AS 'file.func' form to name the function", spec.Entry()))
 	}
-	prog, err := goja.Compile(p.source, src, false)
+	prog, err := goja.Compile(p.source, rewritePow(src), false) // guard.go
 	if err != nil {
 		return nil, p.syntaxError(err)
 	}
@@ -151,6 +152,11 @@ func (p *program) newInterp() (*interp, error) {
 	rt.SetMaxCallStackSize(maxCallStack)
 	it := &interp{p: p, rt: rt}
 	it.watch = udf.NewWatch(p.spec.CallTimeout(), func() { rt.Interrupt("timeout") })
+	it.watch.SetMemoryLimit(p.spec.CallMemoryLimit())
+	if err := installGuards(rt, p.spec.CallMemoryLimit()); err != nil { // guard.go
+		it.close()
+		return nil, p.plainError("installing the memory guards: " + err.Error())
+	}
 	installConsole(rt)
 	if _, err := it.run(func() (goja.Value, error) { return rt.RunProgram(p.prog) }); err != nil {
 		it.close()
@@ -197,8 +203,22 @@ func (p *program) newInterp() (*interp, error) {
 
 func (it *interp) close() { it.watch.Close() }
 
-// consoleOut receives console.log output (stderr; tests replace it).
-var consoleOut io.Writer = os.Stderr
+// consoleOut receives console.log output (stderr unless SetOutput).
+var (
+	consoleMu  sync.Mutex
+	consoleOut io.Writer = os.Stderr
+)
+
+// SetOutput sets where the console.log/info/warn/error/debug lines of
+// every JavaScript UDF go (default: the process's stderr); it returns the
+// previous writer.
+func SetOutput(w io.Writer) io.Writer {
+	consoleMu.Lock()
+	defer consoleMu.Unlock()
+	old := consoleOut
+	consoleOut = w
+	return old
+}
 
 // installConsole defines console.log/info/warn/error/debug writing one
 // line to stderr, so debugging output never mixes with query results.
@@ -209,7 +229,10 @@ func installConsole(rt *goja.Runtime) {
 		for i, a := range call.Arguments {
 			parts[i] = a.String()
 		}
-		fmt.Fprintln(consoleOut, strings.Join(parts, " "))
+		consoleMu.Lock()
+		w := consoleOut
+		consoleMu.Unlock()
+		fmt.Fprintln(w, strings.Join(parts, " "))
 		return goja.Undefined()
 	}
 	for _, name := range []string{"log", "info", "warn", "error", "debug"} {
@@ -290,6 +313,9 @@ func (p *program) callError(err error, it *interp, args []any, when string) erro
 				break
 			}
 		}
+	case (errors.As(err, &ie) || (it != nil && it.watch.Fired())) && it != nil && it.watch.OverMemory():
+		e.Msg = "RangeError: " + (&udf.MemoryError{Limit: it.watch.MemoryLimit()}).Error()
+		e.Line = p.lineOf(ie)
 	case (errors.As(err, &ie) || (it != nil && it.watch.Fired())) && it != nil && it.watch.Canceled():
 		e.Msg = "cancelled: the statement was cancelled during the call"
 		e.Line = p.lineOf(ie)

@@ -147,8 +147,8 @@ func TestFileForm(t *testing.T) {
 
 func TestConsole(t *testing.T) {
 	var buf strings.Builder
-	consoleOut = &buf
-	defer func() { consoleOut = os.Stderr }()
+	old := SetOutput(&buf)
+	defer SetOutput(old)
 	def := scalar(t, "f", "function f(a) { console.log('got', a, {x: 1}); return a; }", types.IntT, types.IntT)
 	_, err := call(def, int32(3))
 	require.NoError(t, err)

@@ -90,17 +90,28 @@ func TestCallArrowTimeout(t *testing.T) {
 	_, err = udftest.CallArrow(t, ectx, def, types.BigIntT, args, 2, false)
 	require.ErrorContains(t, err, "Python UDF 'f' failed at inline body of f, line 2: timed out: the call ran longer than 50ms (input row: (4, 0))")
 	// the interpreter stays usable, and a chunk of quick calls that takes
-	// longer than the limit in all does not time out
-	rows := make([][]any, 3000)
-	for i := range rows {
-		rows[i] = []any{int64(i), int64(1)}
-	}
-	ok := udftest.Columns(t, []types.Type{types.BigIntT, types.BigIntT}, rows, nil)
-	start := time.Now()
-	got, err := udftest.CallArrow(t, ectx, def, types.BigIntT, ok, len(rows), false)
+	// longer than the limit in all does not time out: with a limit far
+	// above one call's time even on a loaded machine (1 s), the chunk grows
+	// until it took more than twice the limit in all.
+	def, err = Compile(udf.Spec{Name: "f", Kind: function.Scalar, Params: params(types.BigIntT, types.BigIntT), Returns: types.BigIntT,
+		Body: "def f(a, b):\n    while b == 0:\n        pass\n    s = 0\n    for i in range(300):\n        s += i\n    return a\n", Timeout: time.Second})
 	require.NoError(t, err)
-	require.Len(t, got, len(rows))
-	t.Logf("3000 calls in %s", time.Since(start))
+	for n := 3000; ; n *= 2 {
+		rows := make([][]any, n)
+		for i := range rows {
+			rows[i] = []any{int64(i), int64(1)}
+		}
+		ok := udftest.Columns(t, []types.Type{types.BigIntT, types.BigIntT}, rows, nil)
+		start := time.Now()
+		got, err := udftest.CallArrow(t, ectx, def, types.BigIntT, ok, len(rows), false)
+		require.NoError(t, err)
+		require.Len(t, got, len(rows))
+		took := time.Since(start)
+		t.Logf("%d calls in %s", n, took)
+		if took > 2*time.Second {
+			break
+		}
+	}
 }
 
 func TestCallArrowConcurrent(t *testing.T) {

@@ -2,6 +2,7 @@ package python
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,8 +50,10 @@ type sandbox struct {
 	store *py.ModuleStore
 	depth int
 	watch *udf.Watch
-	// timeoutMsg is the message of the exception raised after the watch
-	// fired.
+	// loopErr is the exception a guarded iterator's inner iterator
+	// raised (gpython's FOR_ITER drops it and ends the loop); the loop's
+	// exit stub raises it (guard.go).
+	loopErr   error
 	closeOnce sync.Once
 	done      chan struct{}
 }
@@ -88,7 +91,7 @@ func (s *sandbox) enter() error {
 		return py.ExceptionNewf(py.RuntimeError, "maximum recursion depth exceeded (%d)", maxDepth)
 	}
 	if s.watch != nil && s.watch.Fired() {
-		return timeoutError(s.watch)
+		return watchError(s.watch)
 	}
 	return nil
 }
@@ -98,7 +101,7 @@ func (s *sandbox) leave() { s.depth-- }
 // tick is the __tablerun_tick__ builtin called by instrumented loops.
 func (s *sandbox) tick() error {
 	if s.watch != nil && s.watch.Fired() {
-		return timeoutError(s.watch)
+		return watchError(s.watch)
 	}
 	return nil
 }
@@ -138,9 +141,45 @@ func (it *tickIter) Type() *py.Type                { return py.RangeIteratorType
 func (it *tickIter) M__iter__() (py.Object, error) { return it, nil }
 func (it *tickIter) M__next__() (py.Object, error) {
 	if w := it.sb.watch; w != nil && w.Fired() {
-		return nil, timeoutError(w)
+		return nil, watchError(w)
 	}
 	return it.inner.M__next__()
+}
+
+// loopIter is the iterator of a for loop or a comprehension in a UDF
+// (GET_ITER is rewritten to __tablerun_iter__, guard.go): it checks the
+// watch at every step, whatever it iterates, and keeps the inner
+// iterator's exception for the loop's exit stub (__tablerun_loop_end__),
+// because gpython's FOR_ITER takes any error as the end of the loop.
+type loopIter struct {
+	inner py.Object
+	sb    *sandbox
+}
+
+func (it *loopIter) Type() *py.Type                { return it.inner.Type() }
+func (it *loopIter) M__iter__() (py.Object, error) { return it, nil }
+func (it *loopIter) M__next__() (py.Object, error) {
+	if w := it.sb.watch; w != nil && w.Fired() {
+		return nil, watchError(w)
+	}
+	r, err := py.Next(it.inner)
+	if err != nil && !py.IsException(py.StopIteration, err) {
+		it.sb.loopErr = err
+	}
+	return r, err
+}
+
+// loopEnd is __tablerun_loop_end__, run when a for loop or comprehension
+// ends by its iterator: it raises, at the line of the loop, the watch's
+// error (time limit, cancellation, memory limit) or the exception the
+// iterator raised.
+func (s *sandbox) loopEnd() error {
+	err := s.loopErr
+	s.loopErr = nil
+	if s.watch != nil && s.watch.Fired() {
+		return watchError(s.watch)
+	}
+	return err
 }
 
 // sleep is time.sleep in a UDF: it sleeps in steps and stops at the time
@@ -160,7 +199,7 @@ func (s *sandbox) sleep(self py.Object, args py.Tuple) (py.Object, error) {
 	end := time.Now().Add(time.Duration(secs * float64(time.Second)))
 	for {
 		if s.watch != nil && s.watch.Fired() {
-			return nil, timeoutError(s.watch)
+			return nil, watchError(s.watch)
 		}
 		left := time.Until(end)
 		if left <= 0 {
@@ -187,6 +226,25 @@ func newSandbox() (*sandbox, error) {
 		}
 		return py.True, nil
 	}, 0, "")
+	b.Globals["__tablerun_iter__"] = py.MustNewMethod("__tablerun_iter__", func(self py.Object, args py.Tuple) (py.Object, error) {
+		if len(args) != 1 {
+			return nil, py.ExceptionNewf(py.TypeError, "__tablerun_iter__ takes 1 argument")
+		}
+		it, err := py.Iter(args[0])
+		if err != nil {
+			return nil, err
+		}
+		if t, ok := it.(*tickIter); ok { // range: already checks the watch
+			return t, nil
+		}
+		return &loopIter{inner: it, sb: s}, nil
+	}, 0, "")
+	b.Globals["__tablerun_loop_end__"] = py.MustNewMethod("__tablerun_loop_end__", func(self py.Object, args py.Tuple) (py.Object, error) {
+		if err := s.loopEnd(); err != nil {
+			return nil, err
+		}
+		return py.None, nil
+	}, 0, "")
 	b.Globals["range"] = py.MustNewMethod("range", func(self py.Object, args py.Tuple, kwargs py.StringDict) (py.Object, error) {
 		r, err := py.RangeNew(py.RangeType, args, kwargs)
 		if err != nil {
@@ -195,6 +253,7 @@ func newSandbox() (*sandbox, error) {
 		return tickRange{Range: r.(*py.Range), sb: s}, nil
 	}, 0, "range(stop) -> range object\nrange(start, stop[, step]) -> range object")
 	installExtras(b)
+	installGuards(b, s) // guard.go
 	sys, err := s.store.GetModule("sys")
 	if err != nil {
 		return nil, err
@@ -211,7 +270,7 @@ func (s *sandbox) ResolveAndCompile(pathname string, opts py.CompileOpts) (py.Co
 }
 
 func allowedList() string {
-	return "math, time, datetime, string, json, re, binascii, sys"
+	return "math, time, datetime, string, json, re, binascii, sys and pyflink's UDF API"
 }
 
 // ModuleInit instantiates an allowed embedded module.
@@ -237,6 +296,9 @@ func (s *sandbox) ModuleInit(impl *py.ModuleImpl) (*py.Module, error) {
 		if _, err := s.RunCode(impl.Code, m.Globals, m.Globals, nil); err != nil {
 			return nil, err
 		}
+	}
+	if strings.HasPrefix(impl.Info.Name, "pyflink") {
+		s.linkPackages(impl.Info.Name, m) // pyflink.go
 	}
 	if impl.Info.Name == "time" {
 		m.Globals["sleep"] = py.MustNewMethod("sleep", s.sleep, 0, "sleep(seconds): delay execution for a given number of seconds")

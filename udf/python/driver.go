@@ -194,7 +194,7 @@ func (it *interp) callInRun(fn py.Object, args py.Tuple) (py.Object, error) {
 	it.watch.Touch()
 	res, err := py.Call(fn, args, nil)
 	if err == nil && it.watch.Fired() {
-		err = timeoutError(it.watch)
+		err = watchError(it.watch)
 	}
 	return res, err
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-python/gpython/py"
+	"github.com/tablerun/tablerun/udf"
 )
 
 // The Python that gpython v0.2.0 lacks and UDF authors expect, supplied
@@ -85,8 +86,22 @@ func pad(name string, left, right bool) {
 				return nil, py.ExceptionNewf(py.TypeError, "The fill character must be exactly one character long")
 			}
 		}
+		if err := allocCheck(float64(width) * float64(len(fill))); err != nil {
+			return nil, err
+		}
 		return py.String(padTo(s, width, fill, left, right)), nil
 	})
+}
+
+// allocCheck raises MemoryError when a built-in method would allocate n
+// bytes over the memory limit of the UDF calls running
+// (udf.CheckAllocAny: methods of str, bytes and list are shared by every
+// interpreter).
+func allocCheck(n float64) error {
+	if err := udf.CheckAllocAny(n); err != nil {
+		return py.ExceptionNewf(py.MemoryError, "%s", err.Error())
+	}
+	return nil
 }
 
 // padTo pads s to width runes: left pads on the left (right-justify),
@@ -177,6 +192,9 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		if err := allocCheck(float64(width)); err != nil {
+			return nil, err
+		}
 		sign := ""
 		if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
 			sign, s = s[:1], s[1:]
@@ -203,6 +221,13 @@ func init() {
 		}
 		if ierr != nil {
 			return nil, ierr
+		}
+		size := float64(len(self.(py.String))) * float64(max(len(parts)-1, 0))
+		for _, p := range parts {
+			size += float64(len(p))
+		}
+		if err := allocCheck(size); err != nil {
+			return nil, err
 		}
 		return py.String(strings.Join(parts, string(self.(py.String)))), nil
 	})
@@ -297,6 +322,34 @@ func init() {
 	}, 0, "format(*args, **kwargs) -> str")
 
 	// list
+	py.ListType.Dict["extend"] = method("extend", func(self py.Object, args py.Tuple) (py.Object, error) {
+		// gpython's own extend ignores every argument but a list, and
+		// never checks the size: l.extend(l) in a loop doubles the heap.
+		l := self.(*py.List)
+		if len(args) != 1 {
+			return nil, py.ExceptionNewf(py.TypeError, "extend() takes exactly one argument (%d given)", len(args))
+		}
+		var items []py.Object
+		switch x := args[0].(type) {
+		case *py.List:
+			items = x.Items
+		case py.Tuple:
+			items = x
+		default:
+			var err error
+			if err = py.Iterate(args[0], func(o py.Object) bool {
+				items = append(items, o)
+				return false
+			}); err != nil {
+				return nil, err
+			}
+		}
+		if err := allocCheck(16 * float64(len(l.Items)+len(items))); err != nil {
+			return nil, err
+		}
+		l.Items = append(l.Items, items...)
+		return py.None, nil
+	})
 	py.ListType.Dict["insert"] = method("insert", func(self py.Object, args py.Tuple) (py.Object, error) {
 		l := self.(*py.List)
 		if len(args) != 2 {
@@ -716,6 +769,9 @@ func formatValue(v py.Object, spec string) (string, error) {
 	}
 	if len(s) == 1 {
 		typ, s = s[0], ""
+	}
+	if err := allocCheck(float64(max(width, prec)) * float64(len(fill))); err != nil {
+		return "", err
 	}
 	if s != "" {
 		return "", py.ExceptionNewf(py.ValueError, "Invalid format specifier '%s'", spec)

@@ -35,6 +35,7 @@ package python
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"runtime"
 	"strings"
 
@@ -60,15 +61,17 @@ type interp struct {
 	p     *program
 	sb    *sandbox
 	entry py.Object
-	watch *udf.Watch
+	// pyflink is the declaration of a PyFlink function wrapper (pyflink.go)
+	// when the script's object is one; entry is then its _tablerun_entry.
+	pyflink *pyflinkDecl
+	watch   *udf.Watch
 	// bufs holds the argument buffers of the driver, reused across calls.
 	bufs udf.CallBuffers[py.Object]
 }
 
-// Compile compiles a Python function declared by spec into a definition.
-// Syntax errors, a failing module body and a missing or ill-shaped entry
-// (function or class named spec.Name / spec.Func) are reported here.
-func Compile(spec udf.Spec) (*function.Definition, error) {
+// compileProgram compiles the script of spec (syntax errors are reported
+// here); its interpreters run the module body.
+func compileProgram(spec udf.Spec) (*program, error) {
 	if err := udf.ValidateSpec(spec); err != nil {
 		return nil, err
 	}
@@ -85,13 +88,28 @@ func Compile(spec udf.Spec) (*function.Definition, error) {
 	if err != nil {
 		return nil, p.syntaxError(err)
 	}
+	if code, err = guardCode(code); err != nil { // guard.go
+		return nil, &udf.Error{Lang: "Python", Func: spec.Name, Source: p.source, Msg: err.Error()}
+	}
 	p.code = code
 	p.pool = udf.NewPool(p.newInterp, (*interp).close)
+	return p, nil
+}
+
+// Compile compiles a Python function declared by spec into a definition.
+// Syntax errors, a failing module body and a missing or ill-shaped entry
+// (function or class named spec.Name / spec.Func, or a PyFlink function
+// of spec's kind) are reported here.
+func Compile(spec udf.Spec) (*function.Definition, error) {
+	p, err := compileProgram(spec)
+	if err != nil {
+		return nil, err
+	}
 	first, err := p.newInterp()
 	if err != nil {
 		return nil, err
 	}
-	if err := p.checkEntry(first.entry); err != nil {
+	if err := p.checkEntry(first); err != nil {
 		return nil, err
 	}
 	p.pool.Put(first)
@@ -101,6 +119,12 @@ func Compile(spec udf.Spec) (*function.Definition, error) {
 		Methods:   [5]string{"create_accumulator", "accumulate", "retract", "merge", "get_value"}}
 	if spec.Kind == function.Aggregate {
 		cls := first.entry
+		if first.pyflink != nil {
+			// the wrapper's entry makes the object with the methods
+			if cls, err = first.call(first.entry, nil); err != nil {
+				return nil, p.callError(err, first, nil, "creating the aggregate function")
+			}
+		}
 		_, errR := py.GetAttrString(cls, "retract")
 		_, errM := py.GetAttrString(cls, "merge")
 		script.CanRetract, script.CanMerge = errR == nil, errM == nil
@@ -116,6 +140,7 @@ func (p *program) newInterp() (*interp, error) {
 	}
 	it := &interp{p: p, sb: sb}
 	it.watch = udf.NewWatch(p.spec.CallTimeout(), func() {})
+	it.watch.SetMemoryLimit(p.spec.CallMemoryLimit())
 	sb.watch = it.watch
 	it.watch.Begin()
 	mod, err := p.safeRun(func() (*py.Module, error) { return py.RunCode(sb, p.code, p.source, nil) })
@@ -135,6 +160,13 @@ func (p *program) newInterp() (*interp, error) {
 			Msg: fmt.Sprintf("the script defines no %s named '%s'", what, p.spec.Entry())}
 	}
 	it.entry = entry
+	if d, ok, err := it.pyflinkWrapper(entry); ok || err != nil {
+		if err != nil {
+			it.close()
+			return nil, p.callError(err, it, nil, "reading the PyFlink function")
+		}
+		it.pyflink, it.entry = &d, d.entry
+	}
 	// An interpreter the pool lets the GC drop unregisters its watch.
 	runtime.AddCleanup(it, func(w *udf.Watch) { w.Close() }, it.watch)
 	return it, nil
@@ -168,9 +200,16 @@ func findGlobal(g py.StringDict, name string) (py.Object, bool) {
 	return nil, false
 }
 
-func (p *program) checkEntry(entry py.Object) error {
+func (p *program) checkEntry(it *interp) error {
+	entry := it.entry
 	bad := func(msg string) error {
 		return &udf.Error{Lang: "Python", Func: p.spec.Name, Source: p.source, Msg: msg}
+	}
+	if d := it.pyflink; d != nil {
+		if d.kind != p.spec.Kind {
+			return bad(fmt.Sprintf("'%s' is a PyFlink %s function, declared here as a %s function", p.spec.Entry(), udf.KindName(d.kind), udf.KindName(p.spec.Kind)))
+		}
+		return nil
 	}
 	if p.spec.Kind == function.Aggregate {
 		cls, ok := entry.(*py.Type)
@@ -200,7 +239,7 @@ func (it *interp) call(fn py.Object, args py.Tuple) (res py.Object, err error) {
 	it.watch.Begin()
 	res, err = py.Call(fn, args, nil)
 	if it.watch.End() && err == nil {
-		err = timeoutError(it.watch)
+		err = watchError(it.watch)
 	}
 	return res, err
 }
@@ -217,7 +256,7 @@ func (it *interp) next(iter py.Object) (res py.Object, err error) {
 	it.watch.Begin()
 	res, err = py.Next(iter)
 	if it.watch.End() && err == nil {
-		err = timeoutError(it.watch)
+		err = watchError(it.watch)
 	}
 	return res, err
 }
@@ -236,9 +275,16 @@ func (p *program) syntaxError(err error) error {
 		if l, ok := exc.Dict["lineno"].(py.Int); ok {
 			e.Line = int(l)
 		}
+		if t, ok := exc.Dict["line"].(py.String); ok && asyncSyntax.MatchString(string(t)) {
+			// PyFlink's asynchronous scalar functions
+			e.Msg = "not supported yet: async def and await (asynchronous Python functions): tablerun runs Python UDFs in gpython, a Python 3.4 without them"
+		}
 	}
 	return e
 }
+
+// asyncSyntax matches a line that uses async def or await.
+var asyncSyntax = regexp.MustCompile(`^\s*async\s+def\b|\bawait\b`)
 
 func excMessage(exc *py.Exception) string {
 	switch a := exc.Args.(type) {
@@ -291,9 +337,12 @@ func (p *program) callError(err error, it *interp, args []any, when string) erro
 		}
 	}
 	if it != nil && it.watch.Fired() {
-		if it.watch.Canceled() {
+		switch {
+		case it.watch.OverMemory():
+			e.Msg = "MemoryError: " + (&udf.MemoryError{Limit: it.watch.MemoryLimit()}).Error()
+		case it.watch.Canceled():
 			e.Msg = "cancelled: the statement was cancelled during the call"
-		} else {
+		default:
 			e.Msg = fmt.Sprintf("timed out: the call ran longer than %s", it.watch.Limit())
 		}
 	}

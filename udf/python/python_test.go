@@ -181,6 +181,11 @@ func TestTimeout(t *testing.T) {
 		{"generator expression", "def f(a):\n    return sum(i for i in range(10**12))\n"},
 		{"sum of range", "def f(a):\n    return sum(range(10**12))\n"},
 		{"sleep", "import time\ndef f(a):\n    time.sleep(3600)\n    return a\n"},
+		// for loops over lists, strings and dicts (no range, no call):
+		// the guarded loop iterator checks the watch.
+		{"nested for over a list", "def f(a):\n    l = [0] * 100000\n    for x in l:\n        for y in l:\n            a = a + 1\n    return a\n"},
+		{"for over a string", "def f(a):\n    s = 'x' * 100000\n    for c in s:\n        for d in s:\n            a = a + 1\n    return a\n"},
+		{"comprehension over a list", "def f(a):\n    l = [0] * 100000\n    return len([x for x in l for y in l])\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -46,6 +46,7 @@ type RunProbe struct {
 
 	batches  atomic.Int64
 	state    atomic.Int64
+	disk     atomic.Int64 // bytes of the disk state backend's stores
 	overhead atomic.Int64 // nanoseconds spent measuring the state
 	hooked   atomic.Bool
 
@@ -108,6 +109,10 @@ func (p *RunProbe) Overhead() time.Duration { return time.Duration(p.overhead.Lo
 // source stamped a batch or an operator reported its state); false means
 // the figures are not measured rather than zero.
 func (p *RunProbe) Hooked() bool { return p.hooked.Load() }
+
+// DiskBytes returns the bytes the stores of the disk state backend
+// (state.backend.type = 'rocksdb') took at the end of the input.
+func (p *RunProbe) DiskBytes() int64 { return p.disk.Load() }
 
 // stamp records the ingestion time of a source batch when it is sampled.
 func (p *RunProbe) stamp() {
@@ -202,6 +207,12 @@ func probeState(ctx context.Context, op any) {
 	}
 	t0 := time.Now()
 	n, ok := stateSize(ctx, op)
+	if f, isFused := op.(*fusedOp); isFused {
+		op = f.second
+	}
+	if d, isDisk := op.(interface{ DiskBytes() uint64 }); isDisk {
+		p.disk.Add(int64(d.DiskBytes()))
+	}
 	p.overhead.Add(int64(time.Since(t0)))
 	if !ok {
 		return

@@ -26,6 +26,7 @@ import (
 	"github.com/tablerun/tablerun/planner/logical"
 	"github.com/tablerun/tablerun/planner/physical"
 	"github.com/tablerun/tablerun/vectorized"
+	"github.com/tablerun/tablerun/vectorized/diskstate"
 	"github.com/tablerun/tablerun/vectorized/ops"
 )
 
@@ -65,6 +66,9 @@ type Env struct {
 	// is off): a table source (each parallel split) that emits no rows
 	// for this long is marked idle (vectorized/idle.go).
 	SourceIdleTimeout time.Duration
+	// DiskState, when not nil, keeps the keyed state of streaming
+	// operators on disk (state.backend.type = 'rocksdb', diskstate.go).
+	DiskState *diskstate.Config
 }
 
 // Run builds the operators of plan and drives them to completion,
@@ -99,6 +103,10 @@ func Run(ctx context.Context, plan physical.Node, env *Env, out func(b vectorize
 	if env.Checkpoint != nil {
 		b.ck = &ckState{set: env.Checkpoint}
 		b.ck.assignIDs(plan)
+	}
+	if env.DiskState != nil {
+		b.disk = diskstate.NewBackend(*env.DiskState)
+		defer b.disk.Close() // removes the working directory
 	}
 	r, err := b.buildNode(plan)
 	if err != nil {
@@ -410,8 +418,9 @@ type builder struct {
 	parMemo   map[physical.Node]bool
 	hubs      map[*physical.Exchange]*hub
 	allHubs   []*hub
-	ck        *ckState    // checkpoint.go; nil without checkpoints
-	outMu     *sync.Mutex // shared by the sink instances' writers
+	ck        *ckState           // checkpoint.go; nil without checkpoints
+	disk      *diskstate.Backend // diskstate.go; nil with the heap backend
+	outMu     *sync.Mutex        // shared by the sink instances' writers
 	// readFields: the read fields of each scan's ROW columns (read_fields.go)
 	readFields map[*physical.TableSourceScan][][]bool
 	// reads: what of each node's output columns is read (read_fields.go)
@@ -444,119 +453,6 @@ func (b *builder) children(n physical.Node) ([]runner, error) {
 		out[i] = r
 	}
 	return out, nil
-}
-
-func (b *builder) build(n physical.Node) (runner, error) {
-	name := n.Name()
-	fail := func(err error) (runner, error) { return nil, fmt.Errorf("%s: %w", name, err) }
-	ch, err := b.children(n)
-	if err != nil {
-		return nil, err
-	}
-	out, err := arrowSchema(name, n.Schema())
-	if err != nil {
-		return nil, err
-	}
-	unary := func(op vectorized.Operator) (runner, error) {
-		return &unaryRunner{name: name, op: op, child: ch[0]}, nil
-	}
-	switch n := n.(type) {
-	case *physical.TableSourceScan:
-		if b.env.Connectors == nil {
-			return fail(fmt.Errorf("internal: no connector registry"))
-		}
-		f, err := b.env.Connectors.Lookup(n.Table)
-		if err != nil {
-			return nil, err
-		}
-		spec, err := b.sourceSpec(n)
-		if err != nil {
-			return fail(err)
-		}
-		src, err := f.CreateSource(b.conn(), spec)
-		if err != nil {
-			return nil, err
-		}
-		if err := b.setSplit(src); err != nil { // parallel.go
-			return nil, err
-		}
-		return &sourceRunner{name: name, src: src, idle: b.env.SourceIdleTimeout, drain: b.env.Drain}, nil
-	case *physical.Values:
-		return &sourceRunner{name: name, src: ops.NewValues(n.Out, n.Rows)}, nil
-	case *physical.Calc:
-		in := n.Input.Schema()
-		var cond ops.Selector
-		if n.Condition != nil {
-			if cond, err = b.compileFilter(n.Condition, in); err != nil {
-				return fail(err)
-			}
-		}
-		projs := make([]ops.Projection, len(n.Projection))
-		for i, e := range n.Projection {
-			if c, ok := e.(*logical.ColumnRef); ok && c.Index >= 0 && c.Index < len(in) {
-				projs[i] = ops.Projection{Column: c.Index}
-				continue
-			}
-			ev, err := b.compile(e, in)
-			if err != nil {
-				return fail(err)
-			}
-			projs[i] = ops.Projection{Eval: ev}
-		}
-		return unary(ops.NewCalc(cond, projs, out))
-	case *physical.HashAggregate:
-		ha := ops.NewHashAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out)
-		ha.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates (ops/script_agg.go)
-		return unary(ha)
-	case *physical.HashJoin:
-		spec, err := b.joinSpec(n.Left, n.Right, n.Kind, n.Extra, n.NullAwareAnti, out)
-		if err != nil {
-			return fail(err)
-		}
-		spec.LeftKeys, spec.RightKeys = n.LeftKeys, n.RightKeys
-		if b.reads != nil {
-			spec.Unread = b.reads.unreadColumns(n)
-		}
-		return &binaryRunner{name: name, op: ops.NewHashJoin(spec), left: ch[0], right: ch[1]}, nil
-	case *physical.NestedLoopJoin:
-		spec, err := b.joinSpec(n.Left, n.Right, n.Kind, nullAwareCond(n.Cond, n.NullAwareAnti), false, out)
-		if err != nil {
-			return fail(err)
-		}
-		return &binaryRunner{name: name, op: ops.NewNestedLoopJoin(spec), left: ch[0], right: ch[1]}, nil
-	case *physical.Sort:
-		return unary(ops.NewSort(n.Keys, out))
-	case *physical.SortLimit:
-		return unary(ops.NewSortLimit(n.Keys, out, n.Offset, n.Fetch))
-	case *physical.Limit:
-		return unary(ops.NewLimit(n.Offset, n.Fetch))
-	case *physical.Union:
-		return &unionRunner{name: name, op: ops.NewUnion(len(ch), out), children: ch}, nil
-	case *physical.SetOp:
-		return &binaryRunner{name: name, op: ops.NewSetOp(n.Kind, n.All, out), left: ch[0], right: ch[1]}, nil
-	case *physical.Correlate:
-		return b.correlate(n, ch, out) // correlate.go
-	case *physical.Sink:
-		if b.env.Connectors == nil {
-			return fail(fmt.Errorf("internal: no connector registry"))
-		}
-		f, err := b.env.Connectors.Lookup(n.Table)
-		if err != nil {
-			return nil, err
-		}
-		s, err := f.CreateSink(b.conn(), connectors.SinkSpec{Table: n.Table, Overwrite: n.Overwrite})
-		if err != nil {
-			return nil, err
-		}
-		if enf := b.notNullEnforcer(n); enf != nil {
-			return &unaryRunner{name: name, op: ops.NewSink(s), child: &unaryRunner{name: name, op: enf, child: ch[0]}}, nil
-		}
-		return unary(ops.NewSink(s))
-	}
-	if r, ok, err := b.buildStream(n, ch, out); ok {
-		return r, err
-	}
-	return nil, fmt.Errorf("not supported yet: physical node %s", name)
 }
 
 // nullAwareCond rewrites the condition of a null-aware (NOT IN) anti join

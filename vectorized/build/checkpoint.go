@@ -82,16 +82,10 @@ func (c *ckState) assignIDs(plan physical.Node) {
 }
 
 // statelessNode reports the nodes whose operators keep nothing across a
-// barrier: row-at-a-time nodes, the local pre-aggregation (it flushes on
-// the barrier) and the exchanges.
+// barrier (physical.Stateless).
 func statelessNode(n physical.Node) bool {
-	switch n.(type) {
-	case *physical.Calc, *physical.WatermarkCalc, *physical.Correlate, *physical.Exchange,
-		*physical.MiniBatchAssigner, *physical.LocalGroupAggregate, *physical.WindowTableFunction,
-		*physical.StreamUnion, *physical.LocalWindowAggregate:
-		return true
-	}
-	return false
+	s, ok := n.(physical.Stateless)
+	return ok && s.Stateless()
 }
 
 // task returns the task of the instance of n being built.
@@ -255,7 +249,8 @@ func (c *stateCollector) EmitMarker(ctx context.Context, m vectorized.Marker) er
 }
 
 // sinkCk is the operator of a sink task: it pre-commits a two-phase sink
-// on the barrier (a plain sink just acknowledges: at-least-once).
+// on the barrier, flushes a FlushingSink, and a plain sink just
+// acknowledges (at-least-once).
 type sinkCk struct {
 	vectorized.Operator
 	sink connectors.Sink
@@ -265,6 +260,12 @@ type sinkCk struct {
 // OnMarker implements vectorized.Operator.
 func (s *sinkCk) OnMarker(ctx context.Context, m vectorized.Marker, out vectorized.Collector) error {
 	if m.Kind == vectorized.CheckpointBarrier {
+		if fs, ok := s.sink.(connectors.FlushingSink); ok {
+			// At-least-once: what the checkpoint covers is written first.
+			if err := fs.Flush(ctx); err != nil {
+				return err
+			}
+		}
 		tp, ok := s.sink.(connectors.TwoPhaseSink)
 		s.ck.snapshot(m.Checkpoint, func(w vectorized.StateWriter) error {
 			if !ok {
@@ -272,6 +273,19 @@ func (s *sinkCk) OnMarker(ctx context.Context, m vectorized.Marker, out vectoriz
 			}
 			return tp.PreCommit(ctx, m.Checkpoint, w)
 		})
+	}
+	if fc, ok := s.sink.(connectors.FinalCheckpointSink); ok && m.Kind == vectorized.EndOfInput && s.ck.ck.coord != nil {
+		// The final checkpoint (FLIP-147): the rows after the last
+		// checkpoint go into the task's final state, which the next
+		// checkpoint includes; the sink's Finish waits for its commit.
+		var perr error
+		s.ck.finish(func(w vectorized.StateWriter) error {
+			perr = fc.PreCommitFinal(ctx, w)
+			return perr
+		})
+		if perr != nil {
+			return perr
+		}
 	}
 	if err := s.Operator.OnMarker(ctx, m, out); err != nil {
 		return err

@@ -12,6 +12,8 @@ import (
 	"github.com/tablerun/tablerun/vectorized/ops"
 )
 
+func init() { register((*builder).correlate) }
+
 // correlate builds the operator of a Correlate (LATERAL TABLE): the
 // function's implementation is looked up by its registry key.
 func (b *builder) correlate(n *physical.Correlate, ch []runner, out *arrow.Schema) (runner, error) {
@@ -19,11 +21,28 @@ func (b *builder) correlate(n *physical.Correlate, ch []runner, out *arrow.Schem
 	if b.env.Functions == nil {
 		return nil, fmt.Errorf("%s: internal: no function registry", name)
 	}
-	var tf udf.TableFunc = replicateRows{} // correlate_replicate.go
-	if n.Call.Name != physical.ReplicateRowsFunc {
-		def, ok := b.env.Functions.Lookup(n.Call.Name)
+	var tf udf.TableFunc
+	switch n.Call.Name {
+	case physical.ReplicateRowsFunc:
+		tf = replicateRows{} // correlate_replicate.go
+	case logical.UnnestRowsFunc, logical.UnnestRowsWithOrdinalityFunc:
+		u, err := newUnnestRows(n.Call.Args[0].Type(), n.Call.Name == logical.UnnestRowsWithOrdinalityFunc) // correlate_unnest.go
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		tf = u
+	default:
+		def, ok := n.Call.Definition(b.env.Functions)
 		if !ok {
 			return nil, fmt.Errorf("%s: table function '%s' is not registered", name, n.Display)
+		}
+		ats := make([]types.Type, len(n.Call.Args))
+		for i, a := range n.Call.Args {
+			ats[i] = a.Type()
+		}
+		def, err := udf.Specialize(def, ats)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if tf, ok = udf.TableImpl(def); !ok {
 			return nil, fmt.Errorf("not supported yet: table function '%s' without a script implementation", n.Display)

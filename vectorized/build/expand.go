@@ -12,14 +12,11 @@ import (
 	"github.com/tablerun/tablerun/vectorized/ops"
 )
 
+func init() { register(buildExpand) }
+
 // buildExpand builds an Expand (the split of DISTINCT aggregates,
-// planner/physical/stream_distinct_split.go); ok is false for any other
-// node. buildStream calls it.
-func (b *builder) buildExpand(n physical.Node, ch []runner, out *arrow.Schema) (r runner, ok bool, err error) {
-	x, isExpand := n.(*physical.Expand)
-	if !isExpand {
-		return nil, false, nil
-	}
+// planner/physical/stream_distinct_split.go).
+func buildExpand(b *builder, x *physical.Expand, ch []runner, out *arrow.Schema) (runner, error) {
 	in := x.Input.Schema()
 	op := &expandOp{}
 	for _, p := range x.Projects {
@@ -31,13 +28,13 @@ func (b *builder) buildExpand(n physical.Node, ch []runner, out *arrow.Schema) (
 			}
 			ev, err := b.compile(e, in)
 			if err != nil {
-				return nil, true, fmt.Errorf("%s: %w", n.Name(), err)
+				return nil, fmt.Errorf("%s: %w", x.Name(), err)
 			}
 			projs[i] = ops.Projection{Eval: ev}
 		}
 		op.copies = append(op.copies, ops.NewCalc(nil, projs, out))
 	}
-	return &unaryRunner{name: n.Name(), op: op, child: ch[0]}, true, nil
+	return &unaryRunner{name: x.Name(), op: op, child: ch[0]}, nil
 }
 
 // expandOp emits every batch once per projection list, in order; markers

@@ -45,23 +45,10 @@ import (
 const hubQueue = 8
 
 // parallelSafe reports whether a node's instances may each process a part
-// of its input: row-at-a-time nodes, and keyed nodes whose input the
-// planner partitioned by their keys (an Exchange below them).
+// of its input (physical.ParallelSafe).
 func parallelSafe(n physical.Node) bool {
-	switch n.(type) {
-	case *physical.Calc, *physical.WatermarkCalc, *physical.Correlate,
-		*physical.StreamUnion, *physical.StreamSink,
-		*physical.MiniBatchAssigner, *physical.LocalGroupAggregate,
-		*physical.GroupAggregate, *physical.GlobalGroupAggregate,
-		*physical.WatermarkAssigner, *physical.WindowTableFunction, *physical.WindowAggregate,
-		*physical.StreamJoin, *physical.Rank, *physical.Deduplicate, *physical.OverAggregate,
-		*physical.LocalWindowAggregate, *physical.GlobalWindowAggregate:
-		return true
-	}
-	if p, ok := n.(interface{ PartitionedByKeys() bool }); ok {
-		return p.PartitionedByKeys()
-	}
-	return false
+	p, ok := n.(physical.ParallelSafe)
+	return ok && p.ParallelSafe()
 }
 
 // isPar reports whether n runs as Env.Parallelism instances.

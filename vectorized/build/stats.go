@@ -173,6 +173,9 @@ func (b *builder) buildOne(n physical.Node) (runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := b.attachDiskState(n, r); err != nil { // diskstate.go
+		return nil, err
+	}
 	if b.ck != nil {
 		if err := b.attachCheckpoint(n, r); err != nil { // checkpoint.go
 			return nil, err

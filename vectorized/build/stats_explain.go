@@ -20,7 +20,7 @@ func ExplainAnalyze(plan physical.Node, st *Stats) string {
 	var b strings.Builder
 	var walk func(n physical.Node, prefix string, last []bool)
 	walk = func(n physical.Node, prefix string, last []bool) {
-		b.WriteString(prefix + n.Name() + "(" + physical.DescribeStream(n, false) + ")")
+		b.WriteString(prefix + n.Name() + "(" + n.Explain(false) + ")")
 		if ns := st.Node(n); ns != nil {
 			b.WriteString("  [" + ns.String() + "]")
 		}

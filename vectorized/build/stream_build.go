@@ -14,74 +14,81 @@ import (
 	"github.com/tablerun/tablerun/vectorized/ops"
 )
 
-// buildStream builds the streaming-only nodes; ok is false for any other
-// node.
-func (b *builder) buildStream(n physical.Node, ch []runner, out *arrow.Schema) (r runner, ok bool, err error) {
-	if r, ok, err := b.buildWindow(n, ch, out); ok { // window.go
-		return r, ok, err
-	}
-	if r, ok, err := b.buildOver(n, ch, out); ok { // over.go
-		return r, ok, err
-	}
-	if r, ok, err := b.buildExpand(n, ch, out); ok { // expand.go
-		return r, ok, err
-	}
-	if r, ok, err := b.buildMiniBatch(n, ch, out); ok {
-		return r, ok, err
-	}
-	if r, ok, err := b.buildTimeJoin(n, ch, out); ok { // stream_join_time.go
-		return r, ok, err
+func init() {
+	register(buildGroupAggregate)
+	register(buildExchange)
+	register(buildStreamUnion)
+	register(buildStreamJoin)
+	register(buildStreamSink)
+}
+
+// buildGroupAggregate builds a GroupAggregate.
+func buildGroupAggregate(b *builder, n *physical.GroupAggregate, ch []runner, out *arrow.Schema) (runner, error) {
+	if n.MiniBatchSize > 0 {
+		return b.buildMiniBatchGroupAggregate(n, ch, out) // stream_minibatch.go
 	}
 	name := n.Name()
-	switch n := n.(type) {
-	case *physical.GroupAggregate:
-		op := ops.NewGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, ops.GroupAggregateOptions{
-			Retract:  n.NeedRetraction(),
-			StateTTL: b.env.StateTTL,
-		})
-		op.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates (ops/script_agg_stream.go)
-		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
-	case *physical.Exchange:
-		return &unaryRunner{name: name, op: ops.Forward{}, child: ch[0]}, true, nil
-	case *physical.StreamUnion:
-		if constantOnly(n) {
-			// Constant inputs (VALUES that could not be folded) are
-			// bounded: run them one after the other, in order.
-			return &unionRunner{name: name, op: ops.NewUnion(len(ch), out), children: ch}, true, nil
-		}
-		return &multiRunner{name: name, op: ops.NewStreamUnion(len(ch), out), children: ch}, true, nil
-	case *physical.StreamJoin:
-		spec := ops.StreamJoinSpec{Kind: n.Kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, NullSafe: n.NullSafe,
-			Left: n.Left.Schema(), Right: n.Right.Schema(), Out: n.Out}
-		if n.Extra != nil {
-			both := append(append(types.Schema{}, n.Left.Schema()...), n.Right.Schema()...)
-			cond, err := b.compileFilter(n.Extra, both)
-			if err != nil {
-				return nil, true, fmt.Errorf("%s: %w", name, err)
-			}
-			spec.Cond = cond
-		}
-		return &multiRunner{name: name, op: ops.NewStreamJoin(spec), children: ch}, true, nil
-	case *physical.StreamSink:
-		if b.env.Connectors == nil {
-			return nil, true, fmt.Errorf("%s: internal: no connector registry", name)
-		}
-		f, err := b.env.Connectors.Lookup(n.Table)
-		if err != nil {
-			return nil, true, err
-		}
-		cx, subtask := b.sinkConn() // parallel.go
-		s, err := f.CreateSink(cx, connectors.SinkSpec{Table: n.Table, Overwrite: n.Overwrite, Subtask: subtask})
-		if err != nil {
-			return nil, true, err
-		}
-		child := ch[0]
-		if enf := b.notNullEnforcer(&physical.Sink{Input: n.Input, Table: n.Table}); enf != nil {
-			child = &unaryRunner{name: name, op: enf, child: child}
-		}
-		return &unaryRunner{name: name, op: ops.NewSink(s), child: child, sink: s}, true, nil
+	op := ops.NewGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, ops.GroupAggregateOptions{
+		Retract:  n.NeedRetraction(),
+		StateTTL: b.env.StateTTL,
+	})
+	op.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates (ops/script_agg_stream.go)
+	return &unaryRunner{name: name, op: op, child: ch[0]}, nil
+}
+
+// buildExchange builds a Exchange.
+func buildExchange(b *builder, n *physical.Exchange, ch []runner, out *arrow.Schema) (runner, error) {
+	name := n.Name()
+	return &unaryRunner{name: name, op: ops.Forward{}, child: ch[0]}, nil
+}
+
+// buildStreamUnion builds a StreamUnion.
+func buildStreamUnion(b *builder, n *physical.StreamUnion, ch []runner, out *arrow.Schema) (runner, error) {
+	name := n.Name()
+	if constantOnly(n) {
+		// Constant inputs (VALUES that could not be folded) are
+		// bounded: run them one after the other, in order.
+		return &unionRunner{name: name, op: ops.NewUnion(len(ch), out), children: ch}, nil
 	}
-	return nil, false, nil
+	return &multiRunner{name: name, op: ops.NewStreamUnion(len(ch), out), children: ch}, nil
+}
+
+// buildStreamJoin builds a StreamJoin.
+func buildStreamJoin(b *builder, n *physical.StreamJoin, ch []runner, out *arrow.Schema) (runner, error) {
+	name := n.Name()
+	spec := ops.StreamJoinSpec{Kind: n.Kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, NullSafe: n.NullSafe,
+		Left: n.Left.Schema(), Right: n.Right.Schema(), Out: n.Out}
+	if n.Extra != nil {
+		both := append(append(types.Schema{}, n.Left.Schema()...), n.Right.Schema()...)
+		cond, err := b.compileFilter(n.Extra, both)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		spec.Cond = cond
+	}
+	return &multiRunner{name: name, op: ops.NewStreamJoin(spec), children: ch}, nil
+}
+
+// buildStreamSink builds a StreamSink.
+func buildStreamSink(b *builder, n *physical.StreamSink, ch []runner, out *arrow.Schema) (runner, error) {
+	name := n.Name()
+	if b.env.Connectors == nil {
+		return nil, fmt.Errorf("%s: internal: no connector registry", name)
+	}
+	f, err := b.env.Connectors.Lookup(n.Table)
+	if err != nil {
+		return nil, err
+	}
+	cx, subtask := b.sinkConn() // parallel.go
+	s, err := f.CreateSink(cx, connectors.SinkSpec{Table: n.Table, Overwrite: n.Overwrite, Subtask: subtask})
+	if err != nil {
+		return nil, err
+	}
+	child := ch[0]
+	if enf := b.notNullEnforcer(&physical.Sink{Input: n.Input, Table: n.Table}); enf != nil {
+		child = &unaryRunner{name: name, op: enf, child: child}
+	}
+	return &unaryRunner{name: name, op: ops.NewSink(s), child: child, sink: s}, nil
 }
 
 // multiInput is a streaming operator with several inputs (join, union):

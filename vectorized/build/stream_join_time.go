@@ -10,59 +10,72 @@ import (
 	"github.com/tablerun/tablerun/vectorized/ops"
 )
 
-// buildTimeJoin builds the time-bounded streaming joins (IntervalJoin,
-// LookupJoin, WindowJoin, TemporalJoin); ok is false for any other node.
-func (b *builder) buildTimeJoin(n physical.Node, ch []runner, out *arrow.Schema) (r runner, ok bool, err error) {
+func init() {
+	register((*builder).buildWindowJoin)
+	register(buildTemporalJoin)
+	register(buildIntervalJoin)
+	register(buildLookupJoin)
+}
+
+// buildTemporalJoin builds a TemporalJoin.
+func buildTemporalJoin(b *builder, n *physical.TemporalJoin, ch []runner, out *arrow.Schema) (runner, error) {
+	var err error
 	name := n.Name()
-	switch n := n.(type) {
-	case *physical.WindowJoin:
-		r, err := b.buildWindowJoin(n, ch, out)
-		return r, true, err
-	case *physical.TemporalJoin:
-		spec := ops.TemporalJoinSpec{Kind: n.Kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys,
-			Left: n.Left.Schema(), Right: n.Right.Schema(), Out: n.Out, LeftTime: n.LeftTimeIndex, RightTime: n.RightTimeIndex}
-		if n.Extra != nil {
-			both := append(append(types.Schema{}, n.Left.Schema()...), n.Right.Schema()...)
-			if spec.Cond, err = b.compileFilter(n.Extra, both); err != nil {
-				return nil, true, fmt.Errorf("%s: %w", name, err)
-			}
+	spec := ops.TemporalJoinSpec{Kind: n.Kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys,
+		Left: n.Left.Schema(), Right: n.Right.Schema(), Out: n.Out, LeftTime: n.LeftTimeIndex, RightTime: n.RightTimeIndex}
+	if n.Extra != nil {
+		both := append(append(types.Schema{}, n.Left.Schema()...), n.Right.Schema()...)
+		if spec.Cond, err = b.compileFilter(n.Extra, both); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return &multiRunner{name: name, op: ops.NewTemporalJoin(spec), children: ch}, true, nil
-	case *physical.IntervalJoin:
-		spec := ops.IntervalJoinSpec{Kind: n.Kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys,
-			Left: n.Left.Schema(), Right: n.Right.Schema(), Out: n.Out, RowTime: n.IsRowTime,
-			LowerBound: n.LeftLowerBound, UpperBound: n.LeftUpperBound,
-			LeftTime: n.LeftTimeIndex, RightTime: n.RightTimeIndex}
-		if n.Cond != nil {
-			both := append(append(types.Schema{}, n.Left.Schema()...), n.Right.Schema()...)
-			if spec.Cond, err = b.compileFilter(n.Cond, both); err != nil {
-				return nil, true, fmt.Errorf("%s: %w", name, err)
-			}
-		}
-		return &multiRunner{name: name, op: ops.NewIntervalJoin(spec), children: ch}, true, nil
-	case *physical.LookupJoin:
-		spec := ops.LookupJoinSpec{Kind: n.Kind, InputKeys: n.InputKeys, TemporalKeys: n.TemporalKeys,
-			Input: n.Input.Schema(), Temporal: n.Temporal.Schema(), Out: n.Out}
-		if n.Extra != nil {
-			both := append(append(types.Schema{}, n.Input.Schema()...), n.Temporal.Schema()...)
-			if spec.Cond, err = b.compileFilter(n.Extra, both); err != nil {
-				return nil, true, fmt.Errorf("%s: %w", name, err)
-			}
-		}
-		// The temporal table is no child of the plan node (Flink's
-		// plans show the lookup join over its input only): build it here.
-		// It is read in full again when a job restores: no checkpoint
-		// takes part in it (see ops.LookupJoin's state).
-		ck := b.ck
-		b.ck = nil
-		tr, err := b.buildNode(n.Temporal)
-		b.ck = ck
-		if err != nil {
-			return nil, true, err
-		}
-		return &multiRunner{name: name, op: ops.NewLookupJoin(spec), children: []runner{ch[0], tr}}, true, nil
 	}
-	return nil, false, nil
+	return &multiRunner{name: name, op: ops.NewTemporalJoin(spec), children: ch}, nil
+}
+
+// buildIntervalJoin builds a IntervalJoin.
+func buildIntervalJoin(b *builder, n *physical.IntervalJoin, ch []runner, out *arrow.Schema) (runner, error) {
+	var err error
+	name := n.Name()
+	spec := ops.IntervalJoinSpec{Kind: n.Kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys,
+		Left: n.Left.Schema(), Right: n.Right.Schema(), Out: n.Out, RowTime: n.IsRowTime,
+		LowerBound: n.LeftLowerBound, UpperBound: n.LeftUpperBound,
+		LeftTime: n.LeftTimeIndex, RightTime: n.RightTimeIndex}
+	if n.Cond != nil {
+		both := append(append(types.Schema{}, n.Left.Schema()...), n.Right.Schema()...)
+		if spec.Cond, err = b.compileFilter(n.Cond, both); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return &multiRunner{name: name, op: ops.NewIntervalJoin(spec), children: ch}, nil
+}
+
+// buildLookupJoin builds a LookupJoin.
+func buildLookupJoin(b *builder, n *physical.LookupJoin, ch []runner, out *arrow.Schema) (runner, error) {
+	var err error
+	name := n.Name()
+	spec := ops.LookupJoinSpec{Kind: n.Kind, InputKeys: n.InputKeys, TemporalKeys: n.TemporalKeys,
+		Input: n.Input.Schema(), Temporal: n.Temporal.Schema(), Out: n.Out}
+	if n.Extra != nil {
+		both := append(append(types.Schema{}, n.Input.Schema()...), n.Temporal.Schema()...)
+		if spec.Cond, err = b.compileFilter(n.Extra, both); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if r, ok, err := b.buildLookupFunction(n, spec, ch[0]); ok { // lookup.go
+		return r, err
+	}
+	// The temporal table is no child of the plan node (Flink's
+	// plans show the lookup join over its input only): build it here.
+	// It is read in full again when a job restores: no checkpoint
+	// takes part in it (see ops.LookupJoin's state).
+	ck := b.ck
+	b.ck = nil
+	tr, err := b.buildNode(n.Temporal)
+	b.ck = ck
+	if err != nil {
+		return nil, err
+	}
+	return &multiRunner{name: name, op: ops.NewLookupJoin(spec), children: []runner{ch[0], tr}}, nil
 }
 
 // buildWindowJoin builds a WindowJoin.

@@ -13,59 +13,79 @@ import (
 	"github.com/tablerun/tablerun/vectorized/ops"
 )
 
-// buildMiniBatch builds the mini-batch nodes (MiniBatchAssigner, a
-// GroupAggregate with MiniBatchSize, LocalGroupAggregate,
-// GlobalGroupAggregate); ok is false for any other node.
-func (b *builder) buildMiniBatch(n physical.Node, ch []runner, out *arrow.Schema) (r runner, ok bool, err error) {
+func init() {
+	register(buildMiniBatchAssigner)
+	register(buildLocalGroupAggregate)
+	register(buildGlobalGroupAggregate)
+}
+
+// buildLocalGroupAggregate builds a LocalGroupAggregate.
+func buildLocalGroupAggregate(b *builder, n *physical.LocalGroupAggregate, ch []runner, out *arrow.Schema) (runner, error) {
 	name := n.Name()
-	unary := func(op vectorized.Operator) (runner, bool, error) {
-		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
+	unary := func(op vectorized.Operator) (runner, error) {
+		return &unaryRunner{name: name, op: op, child: ch[0]}, nil
 	}
-	switch n := n.(type) {
-	case *physical.MiniBatchAssigner:
-		return unary(ops.NewMiniBatchAssigner(time.Duration(n.IntervalMs)*time.Millisecond, n.Size))
-	case *physical.GroupAggregate:
-		if n.MiniBatchSize <= 0 {
-			return nil, false, nil
-		}
-		if local, global, ok := physical.SplitGroupAggregate(n, n.Input); ok && !hasUserCall(n.Aggs) {
-			// Over an insert-only input the one-phase mini-batch aggregate
-			// runs as a fused local and global phase: the bundle is
-			// pre-aggregated into accumulators and merged once per group.
-			// (Script aggregates keep the stepper: one phase must not need
-			// their accumulators to export.)
-			lo, err := arrowSchema(name, local.Out)
-			if err != nil {
-				return nil, true, err
-			}
-			lop := ops.NewLocalGroupAggregate(local.GroupKeys, local.Aggs, n.Input.Schema(), lo, n.MiniBatchSize)
-			lop.SetFunctions(b.env.Functions, b.env.Eval) // user-defined aggregates with merge
-			gop := ops.NewGlobalGroupAggregate(global.GroupKeys, global.Aggs, global.StateCols, global.LocalIn, lo, out,
-				ops.GroupAggregateOptions{StateTTL: b.env.StateTTL}, 0)
-			gop.SetFunctions(b.env.Functions, b.env.Eval)
-			return unary(&fusedOp{first: lop, second: gop})
-		}
-		mb := ops.NewMiniBatchGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, ops.GroupAggregateOptions{
-			Retract:  n.NeedRetraction(),
-			StateTTL: b.env.StateTTL,
-		}, n.MiniBatchSize)
-		mb.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates (ops/script_agg_stream.go)
-		return unary(mb)
-	case *physical.LocalGroupAggregate:
-		op := ops.NewLocalGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, 0)
-		op.SetFunctions(b.env.Functions, b.env.Eval) // user-defined aggregates with merge
-		return unary(op)
-	case *physical.GlobalGroupAggregate:
-		in, err := types.ArrowSchema(n.Input.Schema())
+	op := ops.NewLocalGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, 0)
+	op.SetFunctions(b.env.Functions, b.env.Eval) // user-defined aggregates with merge
+	return unary(op)
+}
+
+// buildGlobalGroupAggregate builds a GlobalGroupAggregate.
+func buildGlobalGroupAggregate(b *builder, n *physical.GlobalGroupAggregate, ch []runner, out *arrow.Schema) (runner, error) {
+	name := n.Name()
+	unary := func(op vectorized.Operator) (runner, error) {
+		return &unaryRunner{name: name, op: op, child: ch[0]}, nil
+	}
+	in, err := types.ArrowSchema(n.Input.Schema())
+	if err != nil {
+		return nil, err
+	}
+	op := ops.NewGlobalGroupAggregate(n.GroupKeys, n.Aggs, n.StateCols, n.LocalIn, in, out,
+		ops.GroupAggregateOptions{StateTTL: b.env.StateTTL}, 0)
+	op.SetFunctions(b.env.Functions, b.env.Eval)
+	return unary(op)
+}
+
+// buildMiniBatchAssigner builds a MiniBatchAssigner: by processing time
+// here, by event time in ops.RowTimeMiniBatchAssigner.
+func buildMiniBatchAssigner(b *builder, n *physical.MiniBatchAssigner, ch []runner, out *arrow.Schema) (runner, error) {
+	name := n.Name()
+	if n.RowTime {
+		return &unaryRunner{name: name, op: ops.NewRowTimeMiniBatchAssigner(n.IntervalMs, n.Size), child: ch[0]}, nil
+	}
+	return &unaryRunner{name: name, op: ops.NewMiniBatchAssigner(time.Duration(n.IntervalMs)*time.Millisecond, n.Size), child: ch[0]}, nil
+}
+
+// buildMiniBatchGroupAggregate builds a GroupAggregate with MiniBatchSize
+// (buildGroupAggregate calls it).
+func (b *builder) buildMiniBatchGroupAggregate(n *physical.GroupAggregate, ch []runner, out *arrow.Schema) (runner, error) {
+	name := n.Name()
+	unary := func(op vectorized.Operator) (runner, error) {
+		return &unaryRunner{name: name, op: op, child: ch[0]}, nil
+	}
+	if local, global, ok := physical.SplitGroupAggregate(n, n.Input); ok && !hasUserCall(n.Aggs) {
+		// Over an insert-only input the one-phase mini-batch aggregate
+		// runs as a fused local and global phase: the bundle is
+		// pre-aggregated into accumulators and merged once per group.
+		// (Script aggregates keep the stepper: one phase must not need
+		// their accumulators to export.)
+		lo, err := arrowSchema(name, local.Out)
 		if err != nil {
-			return nil, true, err
+			return nil, err
 		}
-		op := ops.NewGlobalGroupAggregate(n.GroupKeys, n.Aggs, n.StateCols, n.LocalIn, in, out,
+		lop := ops.NewLocalGroupAggregate(local.GroupKeys, local.Aggs, n.Input.Schema(), lo, n.MiniBatchSize)
+		lop.SetFunctions(b.env.Functions, b.env.Eval) // user-defined aggregates with merge
+		gop := ops.NewGlobalGroupAggregate(global.GroupKeys, global.Aggs, global.StateCols, global.LocalIn, lo, out,
 			ops.GroupAggregateOptions{StateTTL: b.env.StateTTL}, 0)
-		op.SetFunctions(b.env.Functions, b.env.Eval)
-		return unary(op)
+		gop.SetFunctions(b.env.Functions, b.env.Eval)
+		return unary(&fusedOp{first: lop, second: gop})
 	}
-	return nil, false, nil
+	mb := ops.NewMiniBatchGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, ops.GroupAggregateOptions{
+		Retract:  n.NeedRetraction(),
+		StateTTL: b.env.StateTTL,
+	}, n.MiniBatchSize)
+	mb.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates (ops/script_agg_stream.go)
+	return unary(mb)
 }
 
 // fusedOp runs two operators as one: the output of first goes straight

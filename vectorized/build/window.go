@@ -13,57 +13,68 @@ import (
 	"github.com/tablerun/tablerun/vectorized/ops"
 )
 
-// buildWindow builds the event-time nodes (watermark assignment, window
-// table functions, window aggregation); ok is false for any other node.
-func (b *builder) buildWindow(n physical.Node, ch []runner, out *arrow.Schema) (r runner, ok bool, err error) {
-	if r, ok, err := b.buildWindowTwoPhase(n, ch, out); ok { // window_twophase.go
-		return r, ok, err
-	}
+func init() {
+	register(buildWatermarkCalc)
+	register(buildWatermarkAssigner)
+	register(buildWindowTableFunction)
+	register(buildWindowAggregate)
+}
+
+// buildWatermarkCalc builds a WatermarkCalc.
+func buildWatermarkCalc(b *builder, n *physical.WatermarkCalc, ch []runner, out *arrow.Schema) (runner, error) {
 	name := n.Name()
-	switch n := n.(type) {
-	case *physical.WatermarkCalc:
-		op, err := b.watermarkCalc(n, out)
+	op, err := b.watermarkCalc(n, out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &unaryRunner{name: name, op: op, child: ch[0]}, nil
+}
+
+// buildWatermarkAssigner builds a WatermarkAssigner.
+func buildWatermarkAssigner(b *builder, n *physical.WatermarkAssigner, ch []runner, out *arrow.Schema) (runner, error) {
+	name := n.Name()
+	ev, err := b.compile(n.Expr, n.Input.Schema())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &unaryRunner{name: name, op: ops.NewWatermarkAssigner(ev), child: ch[0]}, nil
+}
+
+// buildWindowTableFunction builds a WindowTableFunction.
+func buildWindowTableFunction(b *builder, n *physical.WindowTableFunction, ch []runner, out *arrow.Schema) (runner, error) {
+	name := n.Name()
+	if n.Window.Kind == logical.Session {
+		op, err := ops.NewSessionWindowTableFunction(n.Window, n.Input.Schema(), out)
 		if err != nil {
-			return nil, true, fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
-	case *physical.WatermarkAssigner:
-		ev, err := b.compile(n.Expr, n.Input.Schema())
-		if err != nil {
-			return nil, true, fmt.Errorf("%s: %w", name, err)
-		}
-		return &unaryRunner{name: name, op: ops.NewWatermarkAssigner(ev), child: ch[0]}, true, nil
-	case *physical.WindowTableFunction:
-		if n.Window.Kind == logical.Session {
-			op, err := ops.NewSessionWindowTableFunction(n.Window, n.Input.Schema(), out)
-			if err != nil {
-				return nil, true, fmt.Errorf("%s: %w", name, err)
-			}
-			op.SetTimeZone(b.loc())
-			return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
-		}
-		op := ops.NewWindowTableFunction(n.Window, out)
 		op.SetTimeZone(b.loc())
-		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
-	case *physical.WindowAggregate:
-		if n.Window.Kind == logical.Session {
-			op, err := ops.NewSessionWindowAggregate(n.GroupKeys, n.Aggs, n.Window, n.Input.Schema(), out)
-			if err != nil {
-				return nil, true, fmt.Errorf("%s: %w", name, err)
-			}
-			op.SetTimeZone(b.loc())
-			op.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates
-			return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
-		}
-		op, err := ops.NewWindowAggregate(n.GroupKeys, n.Aggs, n.Window, n.Input.Schema(), out)
+		return &unaryRunner{name: name, op: op, child: ch[0]}, nil
+	}
+	op := ops.NewWindowTableFunction(n.Window, out)
+	op.SetTimeZone(b.loc())
+	return &unaryRunner{name: name, op: op, child: ch[0]}, nil
+}
+
+// buildWindowAggregate builds a WindowAggregate.
+func buildWindowAggregate(b *builder, n *physical.WindowAggregate, ch []runner, out *arrow.Schema) (runner, error) {
+	name := n.Name()
+	if n.Window.Kind == logical.Session {
+		op, err := ops.NewSessionWindowAggregate(n.GroupKeys, n.Aggs, n.Window, n.Input.Schema(), out)
 		if err != nil {
-			return nil, true, fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		op.SetTimeZone(b.loc())
 		op.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates
-		return &unaryRunner{name: name, op: op, child: ch[0]}, true, nil
+		return &unaryRunner{name: name, op: op, child: ch[0]}, nil
 	}
-	return nil, false, nil
+	op, err := ops.NewWindowAggregate(n.GroupKeys, n.Aggs, n.Window, n.Input.Schema(), out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	op.SetTimeZone(b.loc())
+	op.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates
+	return &unaryRunner{name: name, op: op, child: ch[0]}, nil
 }
 
 // loc returns the session time zone (table.local-time-zone), or nil.

@@ -54,6 +54,10 @@ type harness struct {
 	c         *Coordinator
 	completed chan int64
 	logs      *logBuf
+	// snapshots counts the task goroutines still snapshotting: the
+	// cleanup waits for them, or a late state file lands in a checkpoint
+	// directory while the test's TempDir is being removed.
+	snapshots sync.WaitGroup
 }
 
 type logBuf struct {
@@ -80,14 +84,17 @@ func newHarness(t *testing.T, cfg Config, tasks []TaskID, state func(task TaskID
 	var err error
 	h.c, err = NewCoordinator(cfg, tasks, func(id int64) {
 		for _, task := range tasks {
-			go func() {
+			h.snapshots.Go(func() {
 				_ = h.c.Snapshot(id, task, func(w vectorized.StateWriter) error { return state(task, id, w) })
-			}()
+			})
 		}
 	})
 	require.NoError(t, err)
 	h.c.OnComplete(func(id int64) { h.completed <- id })
-	t.Cleanup(h.c.Stop)
+	t.Cleanup(func() {
+		h.c.Stop()
+		h.snapshots.Wait()
+	})
 	return h
 }
 

@@ -176,10 +176,14 @@ type Coordinator struct {
 	listeners  []func(id int64)
 	aborts     []func(id int64)
 	latest     map[TaskID]taskChain // each task's file chain in the latest completed checkpoint
-	meta       map[string]string
-	failedSent bool
-	started    bool
-	stopped    bool
+	shared     map[string]storeFile // store files in the job's shared directory, by path (storefiles.go)
+	// sharedOwner: the shared files no completed checkpoint lists yet, by
+	// path, with the checkpoint in progress (or discarded) that moved them
+	sharedOwner map[string]*pendingCheckpoint
+	meta        map[string]string
+	failedSent  bool
+	started     bool
+	stopped     bool
 
 	failed    chan error
 	stopCh    chan struct{}
@@ -187,6 +191,10 @@ type Coordinator struct {
 	triggerCh chan int64
 	trigOnce  sync.Once
 	loop      sync.WaitGroup
+	// writers are the background writes of state files (Snapshot): Stop
+	// waits for them, so no file lands in a checkpoint directory after the
+	// job ended.
+	writers sync.WaitGroup
 }
 
 // NewCoordinator returns a coordinator for the given participants: every
@@ -235,6 +243,8 @@ func NewCoordinator(cfg Config, tasks []TaskID, trigger func(id int64)) (*Coordi
 		stopCh:      make(chan struct{}),
 		triggerCh:   make(chan int64, 4),
 		latest:      map[TaskID]taskChain{},
+		shared:      map[string]storeFile{},
+		sharedOwner: map[string]*pendingCheckpoint{},
 	}
 	for _, t := range tasks {
 		if t.Operator == "" || strings.ContainsAny(t.Operator, `/\`) || strings.HasPrefix(t.Operator, ".") || strings.HasPrefix(t.Operator, "_") {
@@ -365,6 +375,7 @@ func (c *Coordinator) Stop() {
 			c.fail(p, errors.New("Checkpoint Coordinator is suspending."), false, false)
 		}
 		c.loop.Wait()
+		c.writers.Wait()
 	})
 }
 
@@ -491,6 +502,7 @@ func (c *Coordinator) fail(p *pendingCheckpoint, err error, count, completing bo
 	if idle {
 		// Otherwise the last Snapshot still writing discards it.
 		_ = os.RemoveAll(p.dir)
+		c.discardShared(p)
 	}
 	for _, fn := range aborts {
 		fn(p.id)
@@ -539,8 +551,17 @@ func (c *Coordinator) Snapshot(id int64, task TaskID, write func(w vectorized.St
 		c.mu.Unlock()
 		return fmt.Errorf("checkpoint %d: task %s acknowledged twice", id, task)
 	}
+	if c.stopped {
+		c.mu.Unlock()
+		return nil
+	}
 	p.writing++
+	// Stop waits for this call too, not only for the background write:
+	// the store files it moves into shared/ must be gone with an aborted
+	// checkpoint when Stop returns.
+	c.writers.Add(1)
 	c.mu.Unlock()
+	defer c.writers.Done()
 
 	// The state is encoded and compressed on the task's goroutine (so the
 	// operator may change its state right after, and memory holds only the
@@ -551,6 +572,7 @@ func (c *Coordinator) Snapshot(id int64, task TaskID, write func(w vectorized.St
 	if c.cfg.Incremental && !p.savepoint {
 		fw.incremental = true
 		fw.deltaOf = func(base int64) ([]fileRef, error) { return c.baseChain(task, base) }
+		fw.store = storeTarget{c: c, p: p, jobDir: filepath.Join(c.cfg.Dir, c.cfg.JobID), chkDir: p.dir, task: task}
 	}
 	if err := write(fw); err != nil {
 		c.endWrite(p, id, task, taskMeta{}, err)
@@ -560,10 +582,10 @@ func (c *Coordinator) Snapshot(id int64, task TaskID, write func(w vectorized.St
 		c.endWrite(p, id, task, taskMeta{}, err)
 		return fmt.Errorf("checkpoint %d: task %s: %w", id, task, err)
 	}
-	go func() {
+	c.writers.Go(func() {
 		tm, err := writeEncoded(p.dir, task, fw)
 		c.endWrite(p, id, task, tm, err)
-	}()
+	})
 	return nil
 }
 
@@ -590,6 +612,7 @@ func (c *Coordinator) endWrite(p *pendingCheckpoint, id int64, task TaskID, tm t
 		c.mu.Unlock()
 		if last {
 			_ = os.RemoveAll(p.dir)
+			c.discardShared(p)
 		}
 		return
 	}
@@ -613,7 +636,7 @@ func (c *Coordinator) endWrite(p *pendingCheckpoint, id int64, task TaskID, tm t
 func writeEncoded(dir string, task TaskID, fw *fileWriter) (taskMeta, error) {
 	name := stateFileName(task)
 	path := filepath.Join(dir, name)
-	tm := taskMeta{Operator: task.Operator, Subtask: task.Subtask, File: name, Delta: fw.base != nil, Base: fw.base}
+	tm := taskMeta{Operator: task.Operator, Subtask: task.Subtask, File: name, Delta: fw.base != nil, Base: fw.base, Files: fw.store.files}
 	err := writeFileDurably(path, func(w io.Writer) error {
 		n, crc, err := fw.writeTo(w)
 		tm.Size, tm.CRC32C = n, crc
@@ -687,6 +710,7 @@ func (c *Coordinator) finalize(p *pendingCheckpoint) {
 	}
 	listeners := append([]func(int64){}, c.listeners...)
 	c.mu.Unlock()
+	c.ownShared(p)
 	if !p.savepoint {
 		c.retain(p.id)
 	}
@@ -746,8 +770,12 @@ func (c *Coordinator) retain(latest int64) {
 			for _, ref := range t.Base {
 				keep[ref.File] = true
 			}
+			for _, f := range t.Files {
+				keep[f.Path] = true
+			}
 		}
 	}
+	c.sweepShared(jobDir, keep) // storefiles.go
 	for _, id := range discard {
 		chk := "chk-" + strconv.FormatInt(id, 10)
 		dir := filepath.Join(jobDir, chk)

@@ -66,6 +66,9 @@ type taskMeta struct {
 	// (the full snapshot first, then the deltas oldest first).
 	Delta bool      `json:"delta,omitempty"`
 	Base  []fileRef `json:"base,omitempty"`
+	// Files are the store files of a disk-state operator
+	// (state.backend.type = 'rocksdb', storefiles.go).
+	Files []storeFile `json:"files,omitempty"`
 }
 
 // fileRef references a state file of an earlier checkpoint of the same
@@ -155,6 +158,11 @@ func readMetadata(dir string) (*metadata, error) {
 		for _, ref := range t.Base {
 			if !validRef(ref) || ref.Checkpoint >= md.CheckpointID {
 				return nil, fmt.Errorf("corrupt %s: bad base state file %q", name, ref.File)
+			}
+		}
+		for _, f := range t.Files {
+			if !validStoreFile(f, filepath.Base(dir), md.Savepoint) {
+				return nil, fmt.Errorf("corrupt %s: bad store file %q", name, f.Path)
 			}
 		}
 	}

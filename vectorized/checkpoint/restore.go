@@ -28,6 +28,7 @@ type Restored struct {
 type restoredTask struct {
 	subtask int
 	chain   []*restoredFile
+	store   map[string]string // store files: name → path (storefiles.go)
 }
 
 // restoredFile is one verified state file.
@@ -161,6 +162,9 @@ func loadWith(dir string, md *metadata) (*Restored, error) {
 			return nil, err
 		}
 		rt.chain = append(rt.chain, f)
+		if rt.store, err = verifyStoreFiles(jobDir, t.Files); err != nil {
+			return nil, err
+		}
 		r.files[t.Operator] = append(r.files[t.Operator], rt)
 	}
 	for _, ts := range r.files {
@@ -239,8 +243,11 @@ func (r *Restored) Reader(operator string, subtask, parallelism int) vectorized.
 	if parallelism < 1 {
 		parallelism = 1
 	}
-	s := &stateReader{operator: operator, subtask: subtask, parallelism: parallelism}
+	s := &stateReader{operator: operator, subtask: subtask, parallelism: parallelism, formerPar: r.md.Parallelism[operator]}
 	for _, t := range r.files[operator] {
+		if t.store != nil {
+			s.stores = append(s.stores, vectorized.StoreFiles{Subtask: t.subtask, Files: t.store})
+		}
 		for i, f := range t.chain {
 			if i == len(s.layers) {
 				s.layers = append(s.layers, nil)
@@ -258,6 +265,8 @@ type stateReader struct {
 	layers      [][]*restoredFile // layer → files in subtask order
 	subtask     int
 	parallelism int
+	stores      []vectorized.StoreFiles // storefiles.go
+	formerPar   int
 }
 
 // Read implements vectorized.StateReader. A batch is valid only during
@@ -286,7 +295,7 @@ func (s *stateReader) Read(part string, fn func(rec arrow.RecordBatch) error) er
 func (s *stateReader) Layers() []vectorized.StateReader {
 	out := make([]vectorized.StateReader, len(s.layers))
 	for i, l := range s.layers {
-		out[i] = &stateReader{operator: s.operator, layers: [][]*restoredFile{l}, subtask: s.subtask, parallelism: s.parallelism}
+		out[i] = &stateReader{operator: s.operator, layers: [][]*restoredFile{l}, subtask: s.subtask, parallelism: s.parallelism, stores: s.stores, formerPar: s.formerPar}
 	}
 	return out
 }

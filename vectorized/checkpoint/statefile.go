@@ -52,6 +52,8 @@ type fileWriter struct {
 	incremental bool
 	deltaOf     func(base int64) ([]fileRef, error)
 	base        []fileRef // the chain this delta builds on; nil: full
+
+	store storeTarget // store files (storefiles.go)
 }
 
 func newFileWriter() *fileWriter { return &fileWriter{parts: map[string]*partBuffer{}} }

@@ -78,7 +78,7 @@ func (c *compiler) newDecMul(x *logical.Call, args []node) node {
 	if xa == nil || xb == nil {
 		return nil
 	}
-	def, ok := c.reg.Lookup(x.Name)
+	def, ok := x.Definition(c.reg)
 	if !ok || def.Eval == nil {
 		return nil
 	}

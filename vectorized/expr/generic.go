@@ -32,7 +32,7 @@ var safeFunctions = map[string]bool{
 }
 
 func (c *compiler) compileCall(x *logical.Call) (node, error) {
-	def, ok := c.reg.Lookup(x.Name)
+	def, ok := x.Definition(c.reg)
 	if !ok && x.Name != "AND" && x.Name != "OR" {
 		return nil, fmt.Errorf("No match found for function signature %s", x.Name)
 	}

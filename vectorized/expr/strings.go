@@ -2,7 +2,6 @@ package expr
 
 import (
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -151,9 +150,9 @@ func (n *caseConvNode) eval(rec arrow.RecordBatch, mem memory.Allocator) (arrow.
 					b.data = append(b.data, c)
 				}
 			case n.upper:
-				b.data = append(b.data, strings.ToUpper(v)...)
+				b.data = append(b.data, function.FitLength(function.UpperFull(v), n.t)...)
 			default:
-				b.data = append(b.data, strings.ToLower(v)...)
+				b.data = append(b.data, function.FitLength(function.LowerFull(v), n.t)...)
 			}
 		}
 		b.next()

@@ -63,7 +63,7 @@ func (c *compiler) newTSInterval(x *logical.Call, args []node) node {
 	if err != nil {
 		return nil
 	}
-	def, ok := c.reg.Lookup(x.Name)
+	def, ok := x.Definition(c.reg)
 	if !ok {
 		return nil
 	}

@@ -43,6 +43,11 @@ func (c *compiler) scriptCall(x *logical.Call, def *function.Definition, args []
 	if def == nil || def.Kind != function.Scalar {
 		return nil, false, nil
 	}
+	ct := logical.CallTypesOf(x)
+	def, err = udf.Specialize(def, ct.Args)
+	if err != nil {
+		return nil, true, err
+	}
 	bf, isScript := udf.BatchImpl(def)
 	if !isScript {
 		return nil, false, nil
@@ -52,7 +57,7 @@ func (c *compiler) scriptCall(x *logical.Call, def *function.Definition, args []
 		return nil, true, err
 	}
 	af, _ := udf.ArrowImpl(def)
-	return &scriptNode{name: x.Name, def: def, bf: bf, af: af, args: args, ct: logical.CallTypesOf(x), at: at, ctx: c.ctx}, true, nil
+	return &scriptNode{name: x.Name, def: def, bf: bf, af: af, args: args, ct: ct, at: at, ctx: c.ctx}, true, nil
 }
 
 func (n *scriptNode) typ() types.Type { return n.ct.Result }

@@ -58,6 +58,7 @@ type GroupAggregate struct {
 	scripts   scriptFuncs  // script aggregates (script_agg_stream.go)
 	ttl       groupTTL     // state TTL (state_agg.go)
 	delta     deltaTracker // incremental snapshots (state_agg_delta.go)
+	disk      *aggDisk     // state.backend.type 'rocksdb' (state_agg_disk.go)
 
 	table   agg.GroupTable // nil for the global aggregate
 	steps   []stepState
@@ -156,6 +157,9 @@ func (h *GroupAggregate) Open(context.Context) error {
 	if h.table == nil {
 		h.grow(1)
 	}
+	if h.disk != nil {
+		return h.openDisk()
+	}
 	return nil
 }
 
@@ -187,6 +191,7 @@ func (h *GroupAggregate) Process(ctx context.Context, b vectorized.Batch, out ve
 	if err := h.maybeCompact(ctx); err != nil {
 		return err
 	}
+	before := h.nGroups
 	if h.table != nil {
 		for i, k := range h.groupKeys {
 			h.keyBuf[i] = rec.Column(k)
@@ -197,6 +202,12 @@ func (h *GroupAggregate) Process(ctx context.Context, b vectorized.Batch, out ve
 		h.grow(h.table.Len())
 	} else {
 		clear(ids)
+	}
+	if h.disk != nil {
+		if err := h.loadNew(rec, ids, before); err != nil {
+			return err
+		}
+		h.disk.markDirty(ids, h.nGroups)
 	}
 	h.touchGroups(ids)
 	h.delta.mark(ids, h.nGroups)
@@ -312,7 +323,7 @@ func (h *GroupAggregate) Close() error {
 	h.closeSteppers()
 	h.table = nil
 	h.steps = nil
-	return nil
+	return h.closeDisk()
 }
 
 // stepAggregates steps every aggregate through the rows of rec in row

@@ -206,6 +206,7 @@ func (m *MiniBatchGroupAggregate) bundle(ctx context.Context, b vectorized.Batch
 	if err := h.maybeCompact(ctx); err != nil {
 		return err
 	}
+	before := h.nGroups
 	if h.table != nil {
 		for i, k := range h.groupKeys {
 			h.keyBuf[i] = rec.Column(k)
@@ -216,6 +217,12 @@ func (m *MiniBatchGroupAggregate) bundle(ctx context.Context, b vectorized.Batch
 		h.grow(h.table.Len())
 	} else {
 		clear(ids)
+	}
+	if h.disk != nil {
+		if err := h.loadNew(rec, ids, before); err != nil {
+			return err
+		}
+		h.disk.markDirty(ids, h.nGroups)
 	}
 	h.touchGroups(ids)
 	h.delta.mark(ids, h.nGroups)

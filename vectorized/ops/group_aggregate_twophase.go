@@ -359,6 +359,8 @@ type GlobalGroupAggregate struct {
 	epoch    uint32
 	ttl      groupTTL     // state TTL (state_agg.go)
 	delta    deltaTracker // incremental snapshots (state_agg_delta.go)
+	disk     *aggDisk     // state.backend.type 'rocksdb' (state_agg_disk.go)
+	existed  []bool       // per group of a bundle on disk: it had state before
 }
 
 var _ vectorized.Operator = (*GlobalGroupAggregate)(nil)
@@ -403,6 +405,9 @@ func (g *GlobalGroupAggregate) Open(context.Context) error {
 	if g.distinct, err = newDistinctCols(g.calls, g.in, stateEnd(cols, first)); err != nil {
 		return err
 	}
+	if g.disk != nil {
+		return g.openDisk()
+	}
 	return nil
 }
 
@@ -435,7 +440,12 @@ func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collect
 	rec := b.Rec
 	g.ids = resize(g.ids, n)
 	old := g.nGroups
-	if g.table != nil {
+	var found []uint32 // groups new to the cache that the store had
+	if g.disk != nil {
+		if old, found, err = g.diskBundle(ctx, rec, n); err != nil { // state_agg_disk.go
+			return err
+		}
+	} else if g.table != nil {
 		for i, k := range g.groupKeys {
 			g.keyBuf[i] = rec.Column(k)
 		}
@@ -447,7 +457,9 @@ func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collect
 		clear(g.ids)
 		g.nGroups = 1
 	}
-	if rebuilt, err := g.expireTouched(ctx, g.ids); err != nil {
+	if g.disk != nil {
+		// expiry was handled by diskBundle
+	} else if rebuilt, err := g.expireTouched(ctx, g.ids); err != nil {
 		return err
 	} else if rebuilt {
 		// the expired groups are gone: the bundle's keys again
@@ -463,6 +475,14 @@ func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collect
 	}
 	g.touchAccess(g.ids)
 	g.delta.mark(g.ids, g.nGroups)
+	// existed: the group had state before the bundle
+	if len(g.existed) < g.nGroups {
+		g.existed = append(g.existed, make([]bool, g.nGroups-len(g.existed))...)
+	}
+	for _, id := range found {
+		g.existed[id] = true
+	}
+	existed := func(id uint32) bool { return int(id) < old || g.existed[id] }
 	for len(g.seen) < g.nGroups {
 		g.seen = append(g.seen, 0)
 		g.last = append(g.last, 0)
@@ -480,7 +500,7 @@ func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collect
 	// existed) and after it: only the bundle's groups are evaluated.
 	var prevIDs []uint32
 	for _, id := range touched {
-		if int(id) < old {
+		if existed(id) {
 			prevIDs = append(prevIDs, id)
 		}
 	}
@@ -533,7 +553,7 @@ func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collect
 	for t, id := range touched {
 		row := g.last[id]
 		now := nPrev + int32(t)
-		if int(id) >= old {
+		if !existed(id) {
 			add(row, now, changelog.Insert)
 			continue
 		}
@@ -554,6 +574,9 @@ func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collect
 		}
 		add(row, now, changelog.UpdateAfter)
 	}
+	for _, id := range found {
+		g.existed[id] = false
+	}
 	return emitChanges(ctx, out, g.out, rec, g.groupKeys, keyIdx, vals, valIdx, kinds)
 }
 
@@ -561,7 +584,7 @@ func (g *GlobalGroupAggregate) flush(ctx context.Context, out vectorized.Collect
 func (g *GlobalGroupAggregate) Close() error {
 	closeMergers(g.accs)
 	g.table, g.accs, g.buf = nil, nil, bundleBuffer{}
-	return nil
+	return g.disk.close()
 }
 
 // evaluateIDs returns the results of groups ids of acc: only those when

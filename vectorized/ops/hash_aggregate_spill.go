@@ -78,6 +78,14 @@ func (h *HashAggregate) stateBytes() int64 {
 	return n
 }
 
+// workingBytes is the memory tablerun.exec.spill.memory-budget governs
+// for a state of size bytes: the groups and accumulators, the copy of them
+// a spill gathers before it writes the partitions (as large again), and
+// the open spill files' buffers with their shared encoder.
+func (h *HashAggregate) workingBytes(size int64) int64 {
+	return 2*size + h.spill.sp.writerBytes()
+}
+
 // mergeable reports whether every accumulator can export its state.
 func (h *HashAggregate) mergeable() bool {
 	for _, a := range h.accs {
@@ -100,7 +108,7 @@ func (h *HashAggregate) checkBudget() error {
 	if size > st.PeakStateBytes {
 		st.PeakStateBytes = size
 	}
-	if h.table == nil || !h.spill.sp.enabled() || size <= h.spill.sp.cfg.Budget ||
+	if h.table == nil || !h.spill.sp.enabled() || h.workingBytes(size) <= h.spill.sp.cfg.Budget ||
 		h.spill.level >= maxSpillLevel || h.nGroups < minSpillGroups {
 		return nil
 	}

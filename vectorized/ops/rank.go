@@ -13,6 +13,7 @@ import (
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
 	"github.com/tablerun/tablerun/vectorized"
+	"github.com/tablerun/tablerun/vectorized/diskstate"
 )
 
 // rowBuffer collects output rows and their kinds and emits them as one
@@ -146,6 +147,7 @@ type Rank struct {
 	buf        rowBuffer
 	parts      map[string]*[][]any
 	seen       []string
+	disk       *rowsDisk // state.backend.type 'rocksdb', streaming (state_rows_disk.go)
 }
 
 var _ vectorized.Operator = (*Rank)(nil)
@@ -167,10 +169,38 @@ func NewRank(partition []int, order []logical.SortKey, rankEnd int64, outputRank
 // new position and -D for a vanished one.
 func (r *Rank) SetRetract() { r.retract = true }
 
+// SetDiskState keeps the partitions' rows of a streaming Rank in the disk
+// backend, in a store named name (the task); the partition map is then
+// the cache of hot partitions. Call before Open.
+func (r *Rank) SetDiskState(b *diskstate.Backend, name string) {
+	if r.streaming {
+		r.disk = newRowsDisk(b, name)
+	}
+}
+
+// DiskEvictions returns how often the cache was emptied into the store.
+func (r *Rank) DiskEvictions() int {
+	if r.disk == nil {
+		return 0
+	}
+	return r.disk.evictions
+}
+
 // Open implements vectorized.Operator.
 func (r *Rank) Open(context.Context) error {
 	if r.n < 1 {
 		return fmt.Errorf("internal: rank end %d", r.n)
+	}
+	if r.disk != nil {
+		return r.disk.open("Rank", r.in, r.part)
+	}
+	return nil
+}
+
+// partRows returns the rows kept of partition k.
+func (r *Rank) partRows(k string) [][]any {
+	if p, ok := r.parts[k]; ok {
+		return *p
 	}
 	return nil
 }
@@ -190,15 +220,30 @@ func (r *Rank) Process(ctx context.Context, b vectorized.Batch, out vectorized.C
 	if b.NumRows() == 0 {
 		return nil
 	}
-	for i, row := range types.RecordRows(b.Rec, r.in) {
-		if r.retract {
-			r.change(row, b.Kind(i).IsRetraction())
-			continue
-		}
-		if b.Kind(i).IsRetraction() || b.Kind(i) == changelog.UpdateAfter {
+	rows := types.RecordRows(b.Rec, r.in)
+	ks := make([]string, len(rows))
+	for i, row := range rows {
+		if !r.retract && (b.Kind(i).IsRetraction() || b.Kind(i) == changelog.UpdateAfter) {
 			return fmt.Errorf("not supported yet: Top-N over an updating input")
 		}
-		r.insert(row)
+		ks[i] = keyOf(row, r.part)
+	}
+	if r.disk != nil {
+		err := r.disk.prepare(rows, ks, r.partRows, func() { r.parts, r.seen = map[string]*[][]any{}, nil },
+			func(k string, rows [][]any) {
+				r.parts[k] = &rows
+				r.seen = append(r.seen, k)
+			})
+		if err != nil {
+			return err
+		}
+	}
+	for i, row := range rows {
+		if r.retract {
+			r.change(ks[i], row, b.Kind(i).IsRetraction())
+			continue
+		}
+		r.insert(ks[i], row)
 	}
 	if !r.streaming {
 		return nil
@@ -206,8 +251,7 @@ func (r *Rank) Process(ctx context.Context, b vectorized.Batch, out vectorized.C
 	return r.buf.flush(ctx, out)
 }
 
-func (r *Rank) insert(row []any) {
-	k := keyOf(row, r.part)
+func (r *Rank) insert(k string, row []any) {
 	p, ok := r.parts[k]
 	if !ok {
 		p = &[][]any{}
@@ -254,14 +298,18 @@ func (r *Rank) insert(row []any) {
 	}
 	if len(rows) > r.n {
 		rows = rows[:r.n]
+	} else if r.disk != nil {
+		r.disk.grow(1)
+	}
+	if r.disk != nil {
+		r.disk.touch(k)
 	}
 	*p = rows
 }
 
 // change applies one change of an updating input (retract: remove the
 // row) and emits the difference of the partition's top N.
-func (r *Rank) change(row []any, retract bool) {
-	k := keyOf(row, r.part)
+func (r *Rank) change(k string, row []any, retract bool) {
 	p, ok := r.parts[k]
 	if !ok {
 		if retract {
@@ -299,6 +347,12 @@ func (r *Rank) change(row []any, retract bool) {
 		rows = append(rows, nil)
 		copy(rows[lo+1:], rows[lo:])
 		rows[lo] = row
+		if r.disk != nil {
+			r.disk.grow(1)
+		}
+	}
+	if r.disk != nil {
+		r.disk.touch(k)
 	}
 	*p = rows
 	after := rows[:min(len(rows), r.n)]
@@ -363,7 +417,7 @@ func (r *Rank) OnMarker(ctx context.Context, m vectorized.Marker, out vectorized
 }
 
 // Close implements vectorized.Operator.
-func (r *Rank) Close() error { r.parts = nil; return nil }
+func (r *Rank) Close() error { r.parts = nil; return r.disk.close() }
 
 // Deduplicate keeps one row per key (streaming ROW_NUMBER() = 1 ordered
 // by a time attribute). Keeping the first row by processing time emits
@@ -379,6 +433,7 @@ type Deduplicate struct {
 	in       types.Schema
 	buf      rowBuffer
 	state    map[string][]any
+	disk     *rowsDisk // state.backend.type 'rocksdb' (state_rows_disk.go)
 }
 
 var _ vectorized.Operator = (*Deduplicate)(nil)
@@ -390,23 +445,64 @@ func NewDeduplicate(keys []int, keepLast, rowtime bool, timeCol int, in types.Sc
 		buf: rowBuffer{schema: in, out: out}, state: map[string][]any{}}
 }
 
+// SetDiskState keeps the kept rows in the disk backend, in a store named
+// name (the task); the state map is then the cache of hot keys. Call
+// before Open.
+func (d *Deduplicate) SetDiskState(b *diskstate.Backend, name string) { d.disk = newRowsDisk(b, name) }
+
+// DiskEvictions returns how often the cache was emptied into the store.
+func (d *Deduplicate) DiskEvictions() int {
+	if d.disk == nil {
+		return 0
+	}
+	return d.disk.evictions
+}
+
 // Open implements vectorized.Operator.
-func (d *Deduplicate) Open(context.Context) error { return nil }
+func (d *Deduplicate) Open(context.Context) error {
+	if d.disk != nil {
+		return d.disk.open("Deduplicate", d.in, d.keys)
+	}
+	return nil
+}
+
+func (d *Deduplicate) kept(k string) [][]any {
+	if row, ok := d.state[k]; ok {
+		return [][]any{row}
+	}
+	return nil
+}
 
 // Process implements vectorized.Operator.
 func (d *Deduplicate) Process(ctx context.Context, b vectorized.Batch, out vectorized.Collector) error {
 	if b.NumRows() == 0 {
 		return nil
 	}
-	for i, row := range types.RecordRows(b.Rec, d.in) {
+	rows := types.RecordRows(b.Rec, d.in)
+	ks := make([]string, len(rows))
+	for i, row := range rows {
 		if b.Kind(i) != changelog.Insert {
 			return fmt.Errorf("not supported yet: deduplication over an updating input")
 		}
-		k := keyOf(row, d.keys)
+		ks[i] = keyOf(row, d.keys)
+	}
+	if d.disk != nil {
+		err := d.disk.prepare(rows, ks, d.kept, func() { d.state = map[string][]any{} },
+			func(k string, rows [][]any) { d.state[k] = rows[0] })
+		if err != nil {
+			return err
+		}
+	}
+	for i, row := range rows {
+		k := ks[i]
 		prev, ok := d.state[k]
 		if !ok {
 			d.state[k] = row
 			d.buf.add(changelog.Insert, row)
+			if d.disk != nil {
+				d.disk.touch(k)
+				d.disk.grow(1)
+			}
 			continue
 		}
 		replace := false
@@ -422,6 +518,9 @@ func (d *Deduplicate) Process(ctx context.Context, b vectorized.Batch, out vecto
 			d.state[k] = row
 			d.buf.add(changelog.UpdateBefore, prev)
 			d.buf.add(changelog.UpdateAfter, row)
+			if d.disk != nil {
+				d.disk.touch(k)
+			}
 		}
 	}
 	return d.buf.flush(ctx, out)
@@ -433,4 +532,4 @@ func (d *Deduplicate) OnMarker(ctx context.Context, m vectorized.Marker, out vec
 }
 
 // Close implements vectorized.Operator.
-func (d *Deduplicate) Close() error { d.state = nil; return nil }
+func (d *Deduplicate) Close() error { d.state = nil; return d.disk.close() }

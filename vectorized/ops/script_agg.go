@@ -87,16 +87,20 @@ func (sf scriptFuncs) accumulator(c logical.AggCall, in types.Schema) (*scriptAc
 	if !found || def.Kind != function.Aggregate {
 		return nil, false, nil
 	}
-	af, found := udf.AggregateImpl(def)
-	if !found {
-		return nil, true, fmt.Errorf("not supported yet: aggregate function '%s' without a script implementation", c.Name)
-	}
 	argTypes := make([]types.Type, len(c.Args))
 	for j, a := range c.Args {
 		if a < 0 || a >= len(in) {
 			return nil, true, fmt.Errorf("internal: aggregate input column $%d out of range", a)
 		}
 		argTypes[j] = in[a].Type
+	}
+	def, err := udf.Specialize(def, argTypes)
+	if err != nil {
+		return nil, true, err
+	}
+	af, found := udf.AggregateImpl(def)
+	if !found {
+		return nil, true, fmt.Errorf("not supported yet: aggregate function '%s' without a script implementation", c.Name)
 	}
 	inst, borrowed := udf.AggInstance(nil), false
 	if sf.shared != nil {
@@ -285,6 +289,10 @@ func NewScriptStepper(reg *function.Registry, ectx *function.EvalContext, c logi
 	def, found := reg.Lookup(c.Name)
 	if !found || def.Kind != function.Aggregate {
 		return nil, false, nil
+	}
+	def, err = udf.Specialize(def, argTypes)
+	if err != nil {
+		return nil, true, err
 	}
 	af, found := udf.AggregateImpl(def)
 	if !found {

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/stretchr/testify/require"
 
@@ -193,4 +197,56 @@ func sameRows[T any](t *testing.T, want, got []T) {
 	for i := range want {
 		require.Equal(t, fmt.Sprint(want[i]), fmt.Sprint(got[i]), "row %d", i)
 	}
+}
+
+// TestSpillWritersMemory: 16 open spill files (one spill level's
+// partitions) hold about 2 MB between them (a frame buffer each and one
+// shared encoder), what the budget counts for them (writerBytes); one
+// streaming zstd encoder per file held 14 MB. Their frames read back as
+// one stream.
+func TestSpillWritersMemory(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewInt64Builder(vectorized.Mem)
+	r := rand.New(rand.NewPCG(1, 2))
+	const n = 200_000 // 1.6 MB per file: many frames
+	for i := 0; i < n; i++ {
+		b.Append(int64(r.IntN(1000)))
+	}
+	col := b.NewArray()
+	defer col.Release()
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, n)
+	defer rec.Release()
+
+	sp := &spiller{cfg: SpillConfig{Budget: 1, Dir: t.TempDir()}}
+	defer sp.cleanup()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	files := make([]*spillFile, spillPartitions)
+	for i := range files {
+		f, err := sp.create(schema)
+		require.NoError(t, err)
+		require.NoError(t, f.write(rec))
+		files[i] = f
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("16 open spill files hold %d KB; counted %d KB", held>>10, sp.writerBytes()>>10)
+	require.Less(t, held, int64(4<<20))
+	require.Equal(t, int64(spillPartitions*spillWriterBytes+spillEncoderBytes), sp.writerBytes())
+	require.GreaterOrEqual(t, sp.writerBytes(), held-int64(1<<20), "the budget counts what the writers hold")
+	for _, f := range files {
+		var rows int64
+		require.NoError(t, f.read(func(got arrow.RecordBatch) error {
+			c := got.Column(0).(*array.Int64)
+			for i := 0; i < c.Len(); i++ {
+				require.Equal(t, col.(*array.Int64).Value(int(rows)+i), c.Value(i))
+			}
+			rows += got.NumRows()
+			return nil
+		}))
+		require.Equal(t, int64(n), rows)
+	}
+	require.Zero(t, sp.writerBytes(), "finished files hold no buffers")
 }

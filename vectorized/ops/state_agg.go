@@ -126,6 +126,9 @@ func (h *GroupAggregate) liveGroups(now int64) []uint32 {
 // groups when state TTL is on and the table doubled since the last scan.
 // Called before a batch's insert.
 func (h *GroupAggregate) maybeCompact(ctx context.Context) error {
+	if h.disk != nil {
+		return h.maybeEvict(ctx) // state_agg_disk.go
+	}
 	if h.opts.StateTTL <= 0 || h.table == nil {
 		return nil
 	}
@@ -423,6 +426,9 @@ func (h *GroupAggregate) loadState(rec arrow.RecordBatch, r vectorized.StateRead
 // an incremental checkpoint, the groups changed since the last snapshot
 // and tombstones for those gone (state_agg_delta.go).
 func (h *GroupAggregate) SnapshotState(_ context.Context, w vectorized.StateWriter) error {
+	if h.disk != nil {
+		return h.diskSnapshot(w) // state_agg_disk.go
+	}
 	states, err := h.stepStaters()
 	if err != nil {
 		return err
@@ -462,6 +468,12 @@ func (h *GroupAggregate) SnapshotState(_ context.Context, w vectorized.StateWrit
 // part "groups" (of the chain of full snapshot and deltas, newest state
 // per key).
 func (h *GroupAggregate) RestoreState(_ context.Context, r vectorized.StateReader) error {
+	if h.disk != nil {
+		return h.diskRestore(r) // state_agg_disk.go
+	}
+	if err := refuseStoreFiles("GroupAggregate", r); err != nil {
+		return err
+	}
 	h.delta.renumbered()
 	return readGroupChain(r, len(h.groupKeys), func(rec arrow.RecordBatch) error { return h.loadState(rec, r) })
 }
@@ -684,6 +696,12 @@ func (g *GlobalGroupAggregate) SnapshotState(_ context.Context, w vectorized.Sta
 	if g.buf.rows > 0 {
 		return fmt.Errorf("internal: global aggregate snapshot with %d buffered rows", g.buf.rows)
 	}
+	if g.disk != nil { // state_agg_disk.go
+		if err := g.flushDisk(); err != nil {
+			return err
+		}
+		return g.disk.snapshot(w, g.opts.StateTTL, g.ttl.nanos())
+	}
 	now := g.ttl.nanos()
 	kind, id := g.delta.begin(w, g.nGroups)
 	var groups, del []uint32
@@ -726,6 +744,12 @@ func (g *GlobalGroupAggregate) SnapshotState(_ context.Context, w vectorized.Sta
 // part "groups" (of the chain of full snapshot and deltas, newest state
 // per key).
 func (g *GlobalGroupAggregate) RestoreState(_ context.Context, r vectorized.StateReader) error {
+	if g.disk != nil {
+		return g.disk.restore("GlobalGroupAggregate", r) // state_agg_disk.go
+	}
+	if err := refuseStoreFiles("GlobalGroupAggregate", r); err != nil {
+		return err
+	}
 	g.delta.renumbered()
 	if err := readGroupChain(r, len(g.groupKeys), func(rec arrow.RecordBatch) error { return g.loadState(rec, r) }); err != nil {
 		return err

@@ -299,12 +299,13 @@ func aggOpCases(t *testing.T) []aggOpCase {
 		cases = append(cases,
 			aggOpCase{name: fmt.Sprintf("GroupAggregate retract=%v", retract), in: in, out: out, keys: []int{0}, retract: retract,
 				mk: func(t *testing.T) (vectorized.Operator, vectorized.Stateful) {
-					op := NewGroupAggregate([]int{0}, calls, in, mustArrow(t, out), opts)
+					op := onTestDisk(t, NewGroupAggregate([]int{0}, calls, in, mustArrow(t, out), opts))
 					return op, op
 				}},
 			aggOpCase{name: fmt.Sprintf("MiniBatchGroupAggregate retract=%v", retract), in: in, out: out, keys: []int{0}, bundle: 3, retract: retract,
 				mk: func(t *testing.T) (vectorized.Operator, vectorized.Stateful) {
 					op := NewMiniBatchGroupAggregate([]int{0}, calls, in, mustArrow(t, out), opts, 0)
+					onTestDisk(t, op.GroupAggregate)
 					return op, op
 				}},
 		)
@@ -314,7 +315,7 @@ func aggOpCases(t *testing.T) []aggOpCase {
 	out = out[1:]
 	cases = append(cases, aggOpCase{name: "GroupAggregate without keys", in: aggStateInWithFilter, out: out, retract: true,
 		mk: func(t *testing.T) (vectorized.Operator, vectorized.Stateful) {
-			op := NewGroupAggregate(nil, calls, aggStateInWithFilter, mustArrow(t, out), GroupAggregateOptions{Retract: true})
+			op := onTestDisk(t, NewGroupAggregate(nil, calls, aggStateInWithFilter, mustArrow(t, out), GroupAggregateOptions{Retract: true}))
 			return op, op
 		}})
 	// two phases
@@ -334,7 +335,7 @@ func aggOpCases(t *testing.T) []aggOpCase {
 		cases = append(cases, aggOpCase{name: fmt.Sprintf("Local/GlobalGroupAggregate keyed=%v", keyed), in: aggStateIn, out: out, keys: keys, bundle: 2,
 			mk: func(t *testing.T) (vectorized.Operator, vectorized.Stateful) {
 				lo := NewLocalGroupAggregate(keys, tcalls, aggStateIn, local, 0)
-				gl := NewGlobalGroupAggregate(keys, tcalls, stateCols, aggStateIn, local, mustArrow(t, out), GroupAggregateOptions{}, 0)
+				gl := onTestDisk(t, NewGlobalGroupAggregate(keys, tcalls, stateCols, aggStateIn, local, mustArrow(t, out), GroupAggregateOptions{}, 0))
 				return &testChain{lo, gl}, &aggChainState{lo, gl}
 			}})
 	}
@@ -644,19 +645,20 @@ func TestGroupAggregateStateTTL(t *testing.T) {
 		bundle int
 	}{
 		{"GroupAggregate", func(now func() time.Time) (vectorized.Operator, func() int) {
-			op := NewGroupAggregate([]int{0}, calls, in, mustArrow(t, out), GroupAggregateOptions{Retract: true, StateTTL: ttl})
+			op := onTestDisk(t, NewGroupAggregate([]int{0}, calls, in, mustArrow(t, out), GroupAggregateOptions{Retract: true, StateTTL: ttl}))
 			op.SetClock(now)
 			return op, op.LiveGroups
 		}, 0},
 		{"MiniBatchGroupAggregate", func(now func() time.Time) (vectorized.Operator, func() int) {
 			op := NewMiniBatchGroupAggregate([]int{0}, calls, in, mustArrow(t, out), GroupAggregateOptions{Retract: true, StateTTL: ttl}, 0)
+			onTestDisk(t, op.GroupAggregate)
 			op.SetClock(now)
 			return op, op.LiveGroups
 		}, 1},
 		{"GlobalGroupAggregate", func(now func() time.Time) (vectorized.Operator, func() int) {
 			local, cols := twoPhaseLocalSchema(t, []int{0}, calls, in)
 			lo := NewLocalGroupAggregate([]int{0}, calls, in, local, 0)
-			gl := NewGlobalGroupAggregate([]int{0}, calls, cols, in, local, mustArrow(t, out), GroupAggregateOptions{StateTTL: ttl}, 0)
+			gl := onTestDisk(t, NewGlobalGroupAggregate([]int{0}, calls, cols, in, local, mustArrow(t, out), GroupAggregateOptions{StateTTL: ttl}, 0))
 			gl.SetClock(now)
 			return &testChain{lo, gl}, gl.LiveGroups
 		}, 1},

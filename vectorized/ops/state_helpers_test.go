@@ -250,6 +250,14 @@ func (tc ckCase) check(t *testing.T, steps []ckStep) {
 	t.Helper()
 	want := tc.straight(t, steps)
 	require.NotEmpty(t, want.rows, "the test input produces no output")
+	if testOnDisk() {
+		// the disk backend gives the heap backend's changelog
+		t.Setenv("TABLERUN_TEST_STATE_BACKEND", "hashmap")
+		heap := tc.straight(t, steps)
+		t.Setenv("TABLERUN_TEST_STATE_BACKEND", "rocksdb")
+		require.Equal(t, heap.rows, want.rows, "the disk backend's changelog differs from the heap's")
+		require.Equal(t, heap.markers, want.markers, "the disk backend's markers differ from the heap's")
+	}
 	for _, cut := range []int{0, 1, len(steps) / 3, len(steps) / 2, len(steps) - 1, len(steps)} {
 		got := tc.resumed(t, steps, cut)
 		require.Equal(t, want.rows, got.rows, "cut at step %d", cut)

@@ -41,6 +41,9 @@ func (j *StreamJoin) joinStateSchema(side int) (*arrow.Schema, error) {
 
 // SnapshotState implements vectorized.Stateful.
 func (j *StreamJoin) SnapshotState(ctx context.Context, w vectorized.StateWriter) error {
+	if j.disk != nil {
+		return j.diskSnapshot(w) // state_join_disk.go
+	}
 	for side, s := range j.sides {
 		schema, err := j.joinStateSchema(side)
 		if err != nil {
@@ -88,6 +91,12 @@ func (j *StreamJoin) SnapshotState(ctx context.Context, w vectorized.StateWriter
 
 // RestoreState implements vectorized.Stateful. It is called after Open.
 func (j *StreamJoin) RestoreState(ctx context.Context, r vectorized.StateReader) error {
+	if j.disk != nil {
+		return j.diskRestore(r) // state_join_disk.go
+	}
+	if err := refuseStoreFiles("Join", r); err != nil {
+		return err
+	}
 	for side, s := range j.sides {
 		schema, err := j.joinStateSchema(side)
 		if err != nil {

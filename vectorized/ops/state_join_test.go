@@ -97,7 +97,7 @@ func TestStreamJoinCheckpoint(t *testing.T) {
 							spec.Cond = cond
 						}
 						tc := ckCase{name: name, in: []types.Schema{ls, rs}, keys: keys, out: out, sides: 2,
-							newOp: func(t *testing.T) ckOp { return NewStreamJoin(spec) }}
+							newOp: func(t *testing.T) ckOp { return onTestDisk(t, NewStreamJoin(spec)) }}
 						r := rand.New(rand.NewPCG(uint64(kind)+1, 7))
 						g := gen(r)
 						// a left batch first, so that the anti join without keys emits something

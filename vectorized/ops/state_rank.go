@@ -32,6 +32,12 @@ func (r *Rank) SnapshotState(ctx context.Context, w vectorized.StateWriter) erro
 	if len(r.buf.rows) > 0 {
 		return fmt.Errorf("internal: rank snapshot with %d unflushed rows", len(r.buf.rows))
 	}
+	if r.disk != nil {
+		if err := r.disk.flush(r.partRows); err != nil {
+			return err
+		}
+		return r.disk.snapshot(w, sr)
+	}
 	var rows [][]any
 	for _, k := range r.seen {
 		rows = append(rows, *r.parts[k]...)
@@ -43,6 +49,12 @@ func (r *Rank) SnapshotState(ctx context.Context, w vectorized.StateWriter) erro
 func (r *Rank) RestoreState(ctx context.Context, rd vectorized.StateReader) error {
 	sr, err := newStateRows("rows", r.in, r.part)
 	if err != nil {
+		return err
+	}
+	if r.disk != nil {
+		return r.disk.restore(rd, sr)
+	}
+	if err := refuseStoreFiles("Rank", rd); err != nil {
 		return err
 	}
 	return sr.read(rd, func(_ arrow.RecordBatch, _ int, row []any) error {
@@ -67,6 +79,12 @@ func (d *Deduplicate) SnapshotState(ctx context.Context, w vectorized.StateWrite
 	if len(d.buf.rows) > 0 {
 		return fmt.Errorf("internal: deduplicate snapshot with %d unflushed rows", len(d.buf.rows))
 	}
+	if d.disk != nil {
+		if err := d.disk.flush(d.kept); err != nil {
+			return err
+		}
+		return d.disk.snapshot(w, sr)
+	}
 	keys := make([]string, 0, len(d.state))
 	for k := range d.state {
 		keys = append(keys, k)
@@ -83,6 +101,12 @@ func (d *Deduplicate) SnapshotState(ctx context.Context, w vectorized.StateWrite
 func (d *Deduplicate) RestoreState(ctx context.Context, rd vectorized.StateReader) error {
 	sr, err := newStateRows("rows", d.in, d.keys)
 	if err != nil {
+		return err
+	}
+	if d.disk != nil {
+		return d.disk.restore(rd, sr)
+	}
+	if err := refuseStoreFiles("Deduplicate", rd); err != nil {
 		return err
 	}
 	return sr.read(rd, func(_ arrow.RecordBatch, _ int, row []any) error {

@@ -58,7 +58,7 @@ func TestRankCheckpoint(t *testing.T) {
 						as := mustArrow(t, out)
 						tc := ckCase{in: []types.Schema{ckKVT}, keys: [][]int{part}, out: out, sides: 1,
 							newOp: func(t *testing.T) ckOp {
-								op := NewRank(part, order, 3, outputRank, true, tieLast, ckKVT, out, as)
+								op := onTestDisk(t, NewRank(part, order, 3, outputRank, true, tieLast, ckKVT, out, as))
 								if retract {
 									op.SetRetract()
 								}
@@ -82,13 +82,27 @@ func TestDeduplicateCheckpoint(t *testing.T) {
 					as := mustArrow(t, ckKVT)
 					tc := ckCase{in: []types.Schema{ckKVT}, keys: [][]int{keys}, out: ckKVT, sides: 1,
 						newOp: func(t *testing.T) ckOp {
-							return unaryCk{NewDeduplicate(keys, keepLast, rowtime, 1, ckKVT, as)}
+							return unaryCk{onTestDisk(t, NewDeduplicate(keys, keepLast, rowtime, 1, ckKVT, as))}
 						}}
 					r := rand.New(rand.NewPCG(13, 14))
 					tc.check(t, randomChangelog(r, 60, 1, false, false, func(int) []any { return ckKVTRow(r) }))
 				})
 			}
 		}
+	}
+}
+
+func TestChangelogNormalizeCheckpoint(t *testing.T) {
+	for _, keys := range [][]int{{0}, {0, 5}} {
+		t.Run(fmt.Sprintf("keys=%v", keys), func(t *testing.T) {
+			as := mustArrow(t, ckKVT)
+			tc := ckCase{in: []types.Schema{ckKVT}, keys: [][]int{keys}, out: ckKVT, sides: 1,
+				newOp: func(t *testing.T) ckOp {
+					return unaryCk{onTestDisk(t, NewChangelogNormalize(keys, ckKVT, as))}
+				}}
+			r := rand.New(rand.NewPCG(15, 16))
+			tc.check(t, randomChangelog(r, 60, 1, true, true, func(int) []any { return ckKVTRow(r) }))
+		})
 	}
 }
 

@@ -64,6 +64,7 @@ type StreamJoin struct {
 	markers *inputMarkers
 	out     *arrow.Schema
 	cond    *arrow.Schema // Left ++ Right, for Cond
+	disk    *joinDisk     // state.backend.type 'rocksdb' (state_join_disk.go)
 }
 
 type joinSide struct {
@@ -139,6 +140,9 @@ func (j *StreamJoin) Open(context.Context) error {
 		j.sides[0].lists = make([][]joinEntry, 1)
 		j.sides[1].lists = make([][]joinEntry, 1)
 	}
+	if j.disk != nil {
+		return j.openDisk()
+	}
 	return nil
 }
 
@@ -157,8 +161,24 @@ func (j *StreamJoin) Process(ctx context.Context, side int, b vectorized.Batch, 
 	// Key ids and NULL keys.
 	me.ids = resize(me.ids, n)
 	ids := me.ids
+	before := 0
+	if j.disk != nil {
+		if err := j.maybeEvictJoin(); err != nil { // state_join_disk.go
+			return err
+		}
+		if j.table != nil {
+			before = j.table.Len()
+		}
+	}
 	if err := joinKeyIDs(j.table, me.keys, me.keyBuf, rec, ids, &me.lists, &other.lists); err != nil {
 		return err
+	}
+	if j.disk != nil {
+		if err := j.loadNewKeys(me, rec, ids, before); err != nil {
+			return err
+		}
+		j.disk.markDirty(ids, len(me.lists))
+		j.disk.bytes += recBytes(rec)
 	}
 	var nullKey []bool
 	for ki, k := range me.keys {
@@ -498,7 +518,7 @@ func (j *StreamJoin) Close() error {
 		s.batches, s.lists = nil, nil
 	}
 	j.table = nil
-	return nil
+	return j.disk.close()
 }
 
 // joinKeyTable returns the group table of a two-sided join's equality

@@ -80,7 +80,7 @@ func TestStreamJoinChangelog(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			op := NewStreamJoin(StreamJoinSpec{Kind: tc.kind, LeftKeys: []int{0}, RightKeys: []int{0}, Left: ls, Right: rs, Out: out, Cond: tc.cond})
+			op := onTestDisk(t, NewStreamJoin(StreamJoinSpec{Kind: tc.kind, LeftKeys: []int{0}, RightKeys: []int{0}, Left: ls, Right: rs, Out: out, Cond: tc.cond}))
 			require.NoError(t, op.Open(ctx))
 			c := &collector{}
 			for _, in := range tc.input {

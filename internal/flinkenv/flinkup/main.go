@@ -2,12 +2,13 @@
 // package flinkenv), prints the gateway's URL and keeps it running until
 // interrupted (SIGINT/SIGTERM), then stops it.
 //
-//	go run ./internal/flinkenv/flinkup &
+//	go run ./internal/flinkenv/flinkup [-slots 2] [-tm-memory 1536m] &
 //	tablerun diff --gateway http://127.0.0.1:PORT script.sql
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -17,7 +18,10 @@ import (
 )
 
 func main() {
-	c, err := flinkenv.Start(context.Background(), flinkenv.Options{})
+	slots := flag.Int("slots", 2, "task slots of the TaskManager (taskmanager.numberOfTaskSlots)")
+	tm := flag.String("tm-memory", "1536m", "taskmanager.memory.process.size")
+	flag.Parse()
+	c, err := flinkenv.Start(context.Background(), flinkenv.Options{Slots: *slots, TaskManagerMemory: *tm})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
