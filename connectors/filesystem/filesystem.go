@@ -265,6 +265,8 @@ func ParseConfig(opts map[string]string) (Config, error) {
 // type mappings).
 func checkFormatTypes(cfg Config, schema types.Schema) error {
 	switch cfg.Format {
+	case "csv":
+		return csv.CheckTypes(schema)
 	case "parquet":
 		return parquet.CheckTypes(schema)
 	case "avro":
@@ -395,11 +397,6 @@ func (s *Source) fileFilter() []parquet.Predicate {
 func NewSource(cfg Config, physical types.Schema, projection []int, batchSize int) (*Source, error) {
 	if batchSize <= 0 {
 		batchSize = vectorized.DefaultBatchSize
-	}
-	for _, f := range physical {
-		if cfg.Format == "csv" && (f.Type.Kind == types.Map || f.Type.Kind == types.Row) {
-			return nil, fmt.Errorf("not supported yet: csv format for column %s of type %s", f.Name, f.Type)
-		}
 	}
 	if err := checkFormatTypes(cfg, physical); err != nil {
 		return nil, err

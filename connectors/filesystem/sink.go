@@ -209,11 +209,6 @@ func NewSink(cfg Config, schema types.Schema, overwrite bool, subtask int) (*Sin
 	if st, err := os.Stat(cfg.Path); err == nil && !st.IsDir() {
 		return nil, fmt.Errorf("not supported yet: writing into '%s', an existing file: the filesystem sink writes part files into a directory", cfg.Path)
 	}
-	for _, f := range schema {
-		if cfg.Format == "csv" && (f.Type.Kind == types.Map || f.Type.Kind == types.Row) {
-			return nil, fmt.Errorf("not supported yet: csv format for column %s of type %s", f.Name, f.Type)
-		}
-	}
 	if err := checkFormatTypes(cfg, schema); err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ func newColumn(mem memory.Allocator, t types.Type, opts *Options) (column, error
 	case types.Boolean:
 		return &boolCol{b: array.NewBooleanBuilder(mem)}, nil
 	case types.Array:
-		if t.Elem.Kind == types.Array || t.Elem.Kind == types.Map || t.Elem.Kind == types.Row {
+		if !Holds(t) {
 			return nil, fmt.Errorf("not supported yet: csv format for %s", t)
 		}
 		at, err := types.ArrowType(t)

@@ -3,7 +3,6 @@ package csv
 import (
 	"bufio"
 	"encoding/base64"
-	"fmt"
 	"io"
 	"strconv"
 
@@ -127,8 +126,6 @@ func (w *Writer) appendValue(dst []byte, v any, t types.Type, first bool) []byte
 			dst = w.appendValue(dst, x, *t.Elem, false)
 		}
 		return dst
-	case types.Map, types.Row:
-		return append(dst, fmt.Sprintf("<not supported yet: csv format for %s>", t)...)
 	}
 	// Numbers and dates print as SQL text does.
 	return types.AppendValueText(dst, v, t, nil)
