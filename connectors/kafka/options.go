@@ -154,14 +154,21 @@ type Config struct {
 	// Key and Value are the physical columns of the key and value formats
 	// (indexes into the physical schema); KeyPrefix is stripped from the
 	// key fields' names in the key format.
-	Key, Value     []int
-	KeyPrefix      string
-	KeyFormat      *Format // nil without a key format
-	ValueFormat    *Format
-	Properties     map[string]string // properties.* without the prefix
-	ReadCommitted  bool
-	RequestTimeout time.Duration
-	TxnTimeout     time.Duration
+	Key, Value    []int
+	KeyPrefix     string
+	KeyFormat     *Format // nil without a key format
+	ValueFormat   *Format
+	Properties    map[string]string // properties.* without the prefix
+	ReadCommitted bool
+	// CommitOnCheckpoint: the source commits the offsets of every
+	// completed checkpoint to the group (properties.group.id and
+	// properties.commit.offsets.on.checkpoint, true by default).
+	CommitOnCheckpoint bool
+	// commitWithoutGroup: commits were asked for without a group id
+	// (the source fails, as Flink's KafkaSource builder).
+	commitWithoutGroup bool
+	RequestTimeout     time.Duration
+	TxnTimeout         time.Duration
 }
 
 // Bounded reports a source that stops (scan.bounded.mode other than
@@ -242,7 +249,31 @@ func ParseConfig(t *catalog.ResolvedTable, upsert bool) (*Config, error) {
 	if err = checkProperties(c.Properties); err != nil {
 		return nil, err
 	}
+	if err = c.parseCommit(); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// parseCommit reads commit.offsets.on.checkpoint as Flink's KafkaSource
+// builder does: on by default with a group id; without one it is off, and
+// asking for it (or for enable.auto.commit) fails the source.
+func (c *Config) parseCommit() error {
+	commit, err := config.BoolOption(c.Properties, "commit.offsets.on.checkpoint", true)
+	if err != nil {
+		return err
+	}
+	auto, err := config.BoolOption(c.Properties, "enable.auto.commit", false)
+	if err != nil {
+		return err
+	}
+	if c.GroupID == "" {
+		_, explicit := c.Properties["commit.offsets.on.checkpoint"]
+		c.commitWithoutGroup = (explicit && commit) || auto
+		return nil
+	}
+	c.CommitOnCheckpoint = commit
+	return nil
 }
 
 func (c *Config) parseScan(opts map[string]string) error {

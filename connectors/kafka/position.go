@@ -56,6 +56,9 @@ func (s *Source) SnapshotPosition(w vectorized.StateWriter) error {
 		part.Append(tp.Partition)
 		off.Append(pos[tp])
 	}
+	if s.commit != nil {
+		s.commit.remember(w, tps, pos)
+	}
 	cols := []arrow.Array{topic.NewArray(), part.NewArray(), off.NewArray()}
 	rec := array.NewRecordBatch(offsetsSchema, cols, int64(len(tps)))
 	for _, c := range cols {

@@ -54,6 +54,7 @@ type Source struct {
 	restored map[TopicPartition]int64
 	known    map[TopicPartition]bool // partitions discovered (owned or not)
 	started  bool
+	commit   *committer // nil: offsets are not committed on checkpoints
 
 	// Decoding: the value decoder appends each message's rows to
 	// valRows; with a key format the key decoder appends one row per
@@ -90,7 +91,13 @@ func NewSource(cfg *Config, physical types.Schema, meta []string, proj []int, ba
 	if (cfg.StartupMode == ModeGroup || cfg.BoundedMode == ModeGroup) && cfg.GroupID == "" {
 		return nil, fmt.Errorf("Property group.id is required when using committed offset for offsets initializer")
 	}
+	if cfg.commitWithoutGroup {
+		return nil, fmt.Errorf("Property group.id is required when offset commit is enabled")
+	}
 	s := &Source{cfg: cfg, physical: physical, proj: proj, batchSize: batchSize, count: 1}
+	if cfg.CommitOnCheckpoint {
+		s.commit = newCommitter()
+	}
 	var fmtKeys []string
 	var fmtTypes types.Schema
 	if len(meta) > 0 {
@@ -211,6 +218,9 @@ func (s *Source) Open(ctx context.Context) error {
 	}
 	s.cl = cl
 	s.adm = kadm.NewClient(cl)
+	if s.commit != nil {
+		s.commit.start(s.adm, s.cfg.GroupID, s.cfg.RequestTimeout)
+	}
 	s.pos = map[TopicPartition]int64{}
 	s.done = map[TopicPartition]bool{}
 	s.known = map[TopicPartition]bool{}
@@ -808,6 +818,9 @@ func (s *Source) Close() error {
 	if s.metaRows != nil {
 		s.metaRows.release()
 		s.metaRows = nil
+	}
+	if s.commit != nil {
+		s.commit.close()
 	}
 	if s.cl != nil {
 		s.cl.Close()

@@ -120,6 +120,11 @@ func (b *builder) attachCheckpoint(n physical.Node, r runner) error {
 		r.inj = inj
 		c.tasks = append(c.tasks, t)
 		c.sources = append(c.sources, inj)
+		if l, ok := r.src.(vectorized.CheckpointListener); ok {
+			// a source that acts on completed checkpoints (kafka commits
+			// their offsets to its group)
+			c.listeners = append(c.listeners, l)
+		}
 	case *unaryRunner:
 		t, sub, par := b.task(n)
 		if r.sink != nil {
