@@ -559,3 +559,49 @@ func TestSnapshotErrors(t *testing.T) {
 	require.ErrorContains(t, err, "differs from the part's schema")
 	require.Equal(t, 1, h.c.Stats().Failed)
 }
+
+// TestStopWaitsForCompletion: Stop called while a fully acknowledged
+// checkpoint is completing returns only after its listeners (the sinks'
+// commits) have run, so nothing of the job happens after Stop.
+func TestStopWaitsForCompletion(t *testing.T) {
+	dir := t.TempDir()
+	tasks := tasksOf("0-Source", 1)
+	h := newHarness(t, Config{Dir: dir, JobID: "abcdef0123456789abcdef0123456789"}, tasks,
+		func(task TaskID, id int64, w vectorized.StateWriter) error {
+			rec, err := recordJSON(posSchema, `[{"file": "a.csv", "offset": 1}]`)
+			if err != nil {
+				return err
+			}
+			defer rec.Release()
+			return w.Write("position", rec)
+		})
+	entered, release := make(chan struct{}), make(chan struct{})
+	var committed bool
+	h.c.OnComplete(func(id int64) {
+		close(entered)
+		<-release
+		committed = true
+	})
+	_, err := h.c.triggerCheckpoint("")
+	require.NoError(t, err)
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the checkpoint did not complete")
+	}
+	stopped := make(chan struct{})
+	go func() {
+		h.c.Stop()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+		t.Fatal("Stop returned while a listener of a completing checkpoint was running")
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	<-stopped
+	require.True(t, committed)
+	_, err = os.Stat(filepath.Join(dir, "abcdef0123456789abcdef0123456789", "chk-1", "_metadata"))
+	require.NoError(t, err)
+}

@@ -195,6 +195,11 @@ type Coordinator struct {
 	// waits for them, so no file lands in a checkpoint directory after the
 	// job ended.
 	writers sync.WaitGroup
+	// finals are the completions of fully acknowledged checkpoints
+	// (finalize): Stop waits for them, so a checkpoint's _metadata, its
+	// retention and its listeners (the sinks' commits) are done when Stop
+	// returns.
+	finals sync.WaitGroup
 }
 
 // NewCoordinator returns a coordinator for the given participants: every
@@ -362,8 +367,8 @@ func (c *Coordinator) Start(ctx context.Context) {
 
 // Stop ends periodic triggering and aborts the checkpoint in progress
 // (without counting it as failed). A checkpoint whose tasks have all
-// acknowledged still completes (and calls its listeners); Stop does not
-// wait for it.
+// acknowledged still completes (and calls its listeners); Stop waits for
+// it.
 func (c *Coordinator) Stop() {
 	c.stopOnce.Do(func() {
 		c.mu.Lock()
@@ -376,6 +381,7 @@ func (c *Coordinator) Stop() {
 		}
 		c.loop.Wait()
 		c.writers.Wait()
+		c.finals.Wait()
 	})
 }
 
@@ -462,6 +468,7 @@ func (c *Coordinator) triggerCheckpoint(savepointDir string) (*pendingCheckpoint
 	if len(c.tasks) == 0 || len(p.acks) == len(c.tasks) {
 		p.completing = true
 		p.timer.Stop()
+		c.finals.Add(1)
 		go c.finalize(p)
 	}
 	c.mu.Unlock()
@@ -627,6 +634,7 @@ func (c *Coordinator) endWrite(p *pendingCheckpoint, id int64, task TaskID, tm t
 	if len(p.acks) == len(c.tasks) {
 		p.completing = true
 		p.timer.Stop()
+		c.finals.Add(1)
 		go c.finalize(p)
 	}
 }
@@ -663,6 +671,7 @@ func (c *Coordinator) Decline(id int64, task TaskID, err error) {
 // finalize writes _metadata of a fully acknowledged checkpoint, applies
 // retention and calls the listeners.
 func (c *Coordinator) finalize(p *pendingCheckpoint) {
+	defer c.finals.Done()
 	c.mu.Lock()
 	md := &metadata{
 		Version:      metadataVersion,
