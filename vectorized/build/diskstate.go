@@ -105,6 +105,10 @@ func diskOp(op vectorized.Operator) (diskStateful, bool) {
 		return op, true
 	case *ops.ChangelogNormalize:
 		return op, true
+	case *ops.WindowAggregate:
+		return op, true
+	case *ops.GlobalWindowAggregate:
+		return op, true
 	}
 	return nil, false
 }

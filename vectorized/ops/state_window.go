@@ -161,7 +161,10 @@ func (w *WindowAggregate) sortedWindows() [][2]int64 {
 // SnapshotState implements vectorized.Stateful: every open window's
 // groups and partial aggregates ("windows"), the watermark and the late
 // row count ("window_meta").
-func (w *WindowAggregate) SnapshotState(_ context.Context, sw vectorized.StateWriter) error {
+func (w *WindowAggregate) SnapshotState(ctx context.Context, sw vectorized.StateWriter) error {
+	if w.disk != nil {
+		return w.diskSnapshot(ctx, sw) // state_window_disk.go
+	}
 	for _, win := range w.sortedWindows() {
 		h := w.windows[win]
 		ms, err := hashAggMergers(h)
@@ -214,6 +217,13 @@ func (w *WindowAggregate) SnapshotState(_ context.Context, sw vectorized.StateWr
 // RestoreState implements vectorized.Stateful: the owned groups of every
 // window, the minimum watermark and (subtask 0) the late row count.
 func (w *WindowAggregate) RestoreState(ctx context.Context, r vectorized.StateReader) error {
+	if w.disk != nil {
+		if done, err := w.diskRestore(ctx, r); done || err != nil {
+			return err // state_window_disk.go; else the cache takes the canonical parts
+		}
+	} else if err := refuseStoreFiles("WindowAggregate", r); err != nil {
+		return err
+	}
 	var schema *arrow.Schema
 	err := r.Read(StatePartWindows, func(rec arrow.RecordBatch) error {
 		if schema == nil {

@@ -125,6 +125,7 @@ func windowStateCases() []windowStateCase {
 				mk: func(t *testing.T) (vectorized.Operator, vectorized.Stateful) {
 					op, err := NewWindowAggregate(keys, calls, spec, wSchema, mustArrow(t, out))
 					require.NoError(t, err)
+					op = onTestDisk(t, op)
 					return op, op
 				}})
 		}
@@ -150,6 +151,7 @@ func windowStateCases() []windowStateCase {
 				mk: func(t *testing.T) (vectorized.Operator, vectorized.Stateful) {
 					op, err := NewWindowAggregate(keys, dcalls, spec, wdSchema, mustArrow(t, out))
 					require.NoError(t, err)
+					op = onTestDisk(t, op)
 					return op, op
 				}})
 		}

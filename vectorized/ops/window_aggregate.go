@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"sync/atomic"
 	"time"
 
@@ -35,6 +34,8 @@ type WindowAggregate struct {
 	buf     [][2]int64
 	clock   *zoneClock
 	scripts scriptFuncs // script aggregates (script_agg_stream.go)
+	disk    *windowDisk // the disk state backend (state_window_disk.go)
+	diskSch *arrow.Schema
 }
 
 // SetTimeZone sets the session time zone: windows over a TIMESTAMP_LTZ
@@ -63,10 +64,25 @@ func NewWindowAggregate(keys []int, calls []logical.AggCall, win logical.WindowS
 func (w *WindowAggregate) LateRows() int64 { return w.late.Load() }
 
 // OpenWindows returns the number of windows holding state.
-func (w *WindowAggregate) OpenWindows() int { return len(w.windows) }
+func (w *WindowAggregate) OpenWindows() int {
+	n := len(w.windows)
+	if w.disk != nil {
+		for win := range w.disk.onDisk {
+			if w.windows[win] == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
 
 // Open implements vectorized.Operator.
-func (w *WindowAggregate) Open(context.Context) error { return nil }
+func (w *WindowAggregate) Open(ctx context.Context) error {
+	if w.disk != nil {
+		return w.openDisk(ctx)
+	}
+	return nil
+}
 
 // Process implements vectorized.Operator.
 func (w *WindowAggregate) Process(ctx context.Context, b vectorized.Batch, out vectorized.Collector) error {
@@ -77,6 +93,11 @@ func (w *WindowAggregate) Process(ctx context.Context, b vectorized.Batch, out v
 	for i := range n {
 		if k := b.Kind(i); k.IsRetraction() {
 			return fmt.Errorf("window aggregate: the input must be insert-only, got %s", k)
+		}
+	}
+	if w.disk != nil {
+		if err := w.maybeSpill(ctx); err != nil {
+			return err
 		}
 	}
 	tcol := b.Rec.Column(w.win.TimeCol)
@@ -108,7 +129,8 @@ func (w *WindowAggregate) Process(ctx context.Context, b vectorized.Batch, out v
 	}
 	for _, win := range order {
 		agg := w.windows[win]
-		if agg == nil {
+		created := agg == nil
+		if created {
 			agg = NewHashAggregate(w.keys, w.calls, w.in, w.aggOut)
 			agg.SetFunctions(w.scripts.reg, w.scripts.ectx)
 			if err := agg.Open(ctx); err != nil {
@@ -123,6 +145,11 @@ func (w *WindowAggregate) Process(ctx context.Context, b vectorized.Batch, out v
 		} else {
 			var err error
 			if rec, err = Gather(b.Rec, rows, nil); err != nil {
+				return err
+			}
+		}
+		if w.disk != nil && w.disk.onDisk[win] {
+			if err := w.loadBatch(win, agg, rec, created); err != nil {
 				return err
 			}
 		}
@@ -141,21 +168,15 @@ func (w *WindowAggregate) Process(ctx context.Context, b vectorized.Batch, out v
 // fire emits and frees the windows whose end - 1 is at or below wm, in
 // order of window end, then start.
 func (w *WindowAggregate) fire(ctx context.Context, wm int64, out vectorized.Collector) error {
-	var due [][2]int64
-	for win := range w.windows {
-		if w.clock.instant(win[1])-1 <= wm {
-			due = append(due, win)
+	for _, win := range w.dueWindows(wm) {
+		if err := w.loadDue(ctx, win); err != nil {
+			return err
 		}
-	}
-	sort.Slice(due, func(i, j int) bool {
-		if due[i][1] != due[j][1] {
-			return due[i][1] < due[j][1]
-		}
-		return due[i][0] < due[j][0]
-	})
-	for _, win := range due {
 		agg := w.windows[win]
 		delete(w.windows, win)
+		if agg == nil {
+			continue
+		}
 		c := &batchCapture{}
 		err := agg.OnMarker(ctx, vectorized.Marker{Kind: vectorized.EndOfInput}, c)
 		cerr := agg.Close()
@@ -226,5 +247,5 @@ func (w *WindowAggregate) Close() error {
 		_ = agg.Close()
 		delete(w.windows, k)
 	}
-	return nil
+	return w.disk.close()
 }

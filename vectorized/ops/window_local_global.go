@@ -472,6 +472,8 @@ type GlobalWindowAggregate struct {
 	sel      windowRows
 	keyBuf   []arrow.Array
 	stBuf    []arrow.Array
+	disk     *windowDisk // the disk state backend (state_window_disk.go)
+	diskSch  *arrow.Schema
 }
 
 var (
@@ -535,6 +537,9 @@ func (g *GlobalWindowAggregate) Open(context.Context) error {
 		return err
 	}
 	g.keyBuf = make([]arrow.Array, len(g.keys))
+	if g.disk != nil {
+		return g.openDisk()
+	}
 	return nil
 }
 
@@ -567,6 +572,11 @@ func (g *GlobalWindowAggregate) Process(_ context.Context, b vectorized.Batch, _
 	if !ok {
 		return fmt.Errorf("internal: $slice_end column is %s", b.Rec.Column(g.sliceEnd).DataType())
 	}
+	if g.disk != nil {
+		if err := g.maybeSpill(); err != nil {
+			return err
+		}
+	}
 	sel := &g.sel
 	sel.reset()
 	for i := range n {
@@ -586,7 +596,13 @@ func (g *GlobalWindowAggregate) Process(_ context.Context, b vectorized.Batch, _
 				return err
 			}
 		}
-		err := g.merge(win, rec, g.keys, g.stateCols, true)
+		var err error
+		if g.disk != nil && g.disk.onDisk[win] {
+			err = g.loadBatch(win, rec)
+		}
+		if err == nil {
+			err = g.merge(win, rec, g.keys, g.stateCols, true)
+		}
 		if len(rows) != n {
 			rec.Release()
 		}
@@ -631,21 +647,17 @@ func (g *GlobalWindowAggregate) merge(win [2]int64, rec arrow.RecordBatch, keys 
 // fire emits and frees the windows whose end - 1 is at or below wm, in
 // order of window end, then start.
 func (g *GlobalWindowAggregate) fire(ctx context.Context, wm int64, out vectorized.Collector) error {
-	var due [][2]int64
-	for win := range g.windows {
-		if g.clock.instant(win[1])-1 <= wm {
-			due = append(due, win)
-		}
-	}
-	sortWindows(due)
 	base := len(g.keys) + len(g.calls)
-	for _, win := range due {
+	for _, win := range g.dueWindows(wm) {
+		if err := g.loadDue(win); err != nil {
+			return err
+		}
 		w := g.windows[win]
 		delete(g.windows, win)
-		m := w.nGroups
-		if m == 0 {
+		if w == nil || w.nGroups == 0 {
 			continue
 		}
+		m := w.nGroups
 		cols := w.keys()
 		for _, acc := range w.accs {
 			v, err := acc.Evaluate(vectorized.Mem)
@@ -707,11 +719,21 @@ func (g *GlobalWindowAggregate) OnMarker(ctx context.Context, m vectorized.Marke
 func (g *GlobalWindowAggregate) Close() error {
 	clear(g.windows)
 	g.scripts.shared.close()
-	return nil
+	return g.disk.close()
 }
 
 // OpenWindows returns the number of windows holding state.
-func (g *GlobalWindowAggregate) OpenWindows() int { return len(g.windows) }
+func (g *GlobalWindowAggregate) OpenWindows() int {
+	n := len(g.windows)
+	if g.disk != nil {
+		for win := range g.disk.onDisk {
+			if g.windows[win] == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
 
 // stateSchema is the schema of the "windows" part of a
 // GlobalWindowAggregate: key_group, window_start, window_end, the keys and
@@ -734,6 +756,9 @@ func (g *GlobalWindowAggregate) stateSchema(ms []agg.Merger) *arrow.Schema {
 // groups and partial states (part "windows", as WindowAggregate writes
 // it), the watermark and the late row count ("window_meta").
 func (g *GlobalWindowAggregate) SnapshotState(_ context.Context, sw vectorized.StateWriter) error {
+	if g.disk != nil {
+		return g.diskSnapshot(sw) // state_window_disk.go
+	}
 	wins := make([][2]int64, 0, len(g.windows))
 	for win := range g.windows {
 		wins = append(wins, win)
@@ -777,6 +802,13 @@ func (g *GlobalWindowAggregate) SnapshotState(_ context.Context, sw vectorized.S
 // RestoreState implements vectorized.Stateful: the owned groups of every
 // window, the minimum watermark and (subtask 0) the late row count.
 func (g *GlobalWindowAggregate) RestoreState(_ context.Context, r vectorized.StateReader) error {
+	if g.disk != nil {
+		if done, err := g.diskRestore(r); done || err != nil {
+			return err // state_window_disk.go; else the cache takes the canonical parts
+		}
+	} else if err := refuseStoreFiles("GlobalWindowAggregate", r); err != nil {
+		return err
+	}
 	probe, err := g.newGroups()
 	if err != nil {
 		return err

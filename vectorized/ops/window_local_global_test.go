@@ -87,7 +87,7 @@ func newTwoPhaseWindow(t *testing.T, keys []int, calls []logical.AggCall, spec l
 	}
 	g, err := NewGlobalWindowAggregate(gkeys, calls, stateCols, sliceEnd, spec, wSchema, lout, mustArrow(t, out))
 	require.NoError(t, err)
-	return &twoPhaseWindow{l: NewLocalWindowAggregate(keys, calls, spec, wSchema, lout, size), g: g}
+	return &twoPhaseWindow{l: NewLocalWindowAggregate(keys, calls, spec, wSchema, lout, size), g: onTestDisk(t, g)}
 }
 
 // TestWindowTwoPhaseEqualsOnePhase: the local and global phases give the
