@@ -82,6 +82,13 @@ func timeAttribute(n logical.Node, i int) catalog.TimeAttribute {
 		return timeAttribute(x.Input, i)
 	case *logical.Limit:
 		return timeAttribute(x.Input, i)
+	case *logical.Union:
+		// the first input's (Flink's union type is the least restrictive
+		// of the inputs' types: the first one's when they differ only in
+		// being a time attribute)
+		if len(x.Inputs) > 0 {
+			return timeAttribute(x.Inputs[0], i)
+		}
 	case *logical.Match:
 		// MATCH_ROWTIME() / MATCH_PROCTIME() measures are time attributes
 		if m := i - len(x.PartitionKeys); m >= 0 && m < len(x.Measures) {

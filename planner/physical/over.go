@@ -311,6 +311,10 @@ func timeAttrOf(n Node, i int) TimeAttr {
 		}
 	case *Exchange:
 		return timeAttrOf(x.Input, i)
+	case *StreamUnion:
+		return unionTimeAttr(x.Inputs, i)
+	case *Union:
+		return unionTimeAttr(x.Inputs, i)
 	case *Match:
 		return matchTimeAttr(x, i) // match.go
 	case *IntervalJoin, *TemporalJoin, *LookupJoin:
@@ -337,6 +341,18 @@ func timeAttrOf(n Node, i int) TimeAttr {
 		}
 	}
 	return NoTime
+}
+
+// unionTimeAttr: a column of UNION ALL is the time attribute its first
+// input's column is, as in Flink, where the union's type is the least
+// restrictive of the inputs' types and that is the first input's when
+// they differ only in being a time attribute (its watermark is the
+// smallest of the inputs').
+func unionTimeAttr(inputs []Node, i int) TimeAttr {
+	if len(inputs) == 0 {
+		return NoTime
+	}
+	return timeAttrOf(inputs[0], i)
 }
 
 func watermarkColumnBelow(n Node, name string) bool {

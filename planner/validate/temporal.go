@@ -124,6 +124,11 @@ func logicalTimeAttr(n logical.Node, i int) timeAttr {
 		return logicalTimeAttr(x.Input, i)
 	case *logical.Filter:
 		return logicalTimeAttr(x.Input, i)
+	case *logical.Union:
+		// the first input's, as the physical timeAttrOf
+		if len(x.Inputs) > 0 {
+			return logicalTimeAttr(x.Inputs[0], i)
+		}
 	case *logical.Join:
 		if nl := len(x.Left.Schema()); i >= nl {
 			if x.Kind == logical.SemiJoin || x.Kind == logical.AntiJoin {
