@@ -37,7 +37,11 @@ func (b *builder) attachDiskState(n physical.Node, r runner) error {
 		}
 		op = r.op
 	case *multiRunner:
-		if d, ok := r.op.(*ops.StreamJoin); ok {
+		switch d := r.op.(type) {
+		case *ops.StreamJoin:
+			b.setDisk(n, d)
+			return nil
+		case *ops.WindowJoin:
 			b.setDisk(n, d)
 			return nil
 		}

@@ -19,16 +19,19 @@ import (
 // Window aggregates (WindowAggregate, GlobalWindowAggregate) on the disk
 // state backend (state.backend.type = 'rocksdb', vectorized/diskstate).
 //
-// The per-window groups in memory are a cache of what the last batches
-// added: a batch only updates them, it never reads the store. When the
-// cache outgrows its share of the memory budget, and at every checkpoint
-// barrier, every cached window goes to the store in one write batch:
-// the store's rows of the cached groups are looked up in one sorted pass
-// and merged into them (agg.Merger.Merge), and the merged groups are
-// written back; the cache then starts empty. When the watermark passes a
-// window's end, its rows are read (one range per key group), merged with
-// the cached ones, and the window fires as on the heap; its ranges are
-// then deleted (range deletes).
+// The per-window groups in memory (the heap backend's hash aggregations
+// or group tables and mergers) are a cache in front of the store. Once a
+// window's groups went to the store, a batch's keys new to the cached
+// window are looked up in one sorted pass and get their stored state
+// (agg.Merger.Merge into the empty group, an exact copy) before the batch
+// updates them, so a group goes on from its state as on the heap. When
+// the cache outgrows its share of the memory budget
+// (taskmanager.memory.managed.size), and at every checkpoint barrier,
+// every cached window goes to the store in one write batch and the cache
+// starts empty. When the watermark passes a window's end, its stored
+// groups are read (one range per key group, the key groups without rows
+// skipped by seeking), the cached ones replace theirs, and the window
+// fires as on the heap; its ranges are then deleted (range deletes).
 //
 // Store rows: key = key group, 'w', window_end and window_start (8 bytes
 // each, big-endian with the sign bit flipped, so that they sort as
@@ -562,8 +565,20 @@ func (d *windowDisk) writeCanonical(w vectorized.StateWriter, schema *arrow.Sche
 }
 
 // restoreFiles fills the store from the store files of a checkpoint and
-// reports true, or reports false when the checkpoint has none.
+// finds its windows, and reports true, or reports false when the
+// checkpoint has none.
 func (d *windowDisk) restoreFiles(r vectorized.StateReader) (bool, error) {
+	ok, err := d.restoreStoreFiles(r)
+	if !ok || err != nil {
+		return ok, err
+	}
+	return true, d.scanWindows()
+}
+
+// restoreStoreFiles fills the store from the store files of a checkpoint
+// and takes the spill number, and reports true, or reports false when the
+// checkpoint has none.
+func (d *windowDisk) restoreStoreFiles(r vectorized.StateReader) (bool, error) {
 	fr, ok := r.(vectorized.FileStateReader)
 	if !ok {
 		return false, nil
@@ -597,7 +612,7 @@ func (d *windowDisk) restoreFiles(r vectorized.StateReader) (bool, error) {
 		return true, err
 	}
 	d.epoch = uint64(epoch) + 1
-	return true, d.scanWindows()
+	return true, nil
 }
 
 // ---- WindowAggregate ----

@@ -80,3 +80,11 @@ func TestDiskWindowUnsupportedCall(t *testing.T) {
 	require.Error(t, err)
 	require.True(t, strings.HasPrefix(err.Error(), "not supported yet: "), err.Error())
 }
+
+// TestDiskWindowJoinCheckpoint runs the window join checkpoint cases on
+// the disk backend (each against the heap backend's changelog), the
+// buffers spilled into the store before every batch.
+func TestDiskWindowJoinCheckpoint(t *testing.T) {
+	t.Setenv("TABLERUN_TEST_STATE_BACKEND", "rocksdb")
+	TestWindowJoinCheckpoint(t)
+}

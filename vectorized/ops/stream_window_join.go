@@ -41,6 +41,7 @@ type WindowJoin struct {
 	wm      int64
 	clock   *zoneClock
 	late    int64
+	disk    *windowJoinDisk // the disk state backend (state_timejoin_disk.go)
 }
 
 // NewWindowJoin returns a window join.
@@ -64,6 +65,9 @@ func (j *WindowJoin) Open(context.Context) error {
 	if s.LeftEnd < 0 || s.LeftEnd >= s.Join.Left.NumFields() || s.RightEnd < 0 || s.RightEnd >= s.Join.Right.NumFields() {
 		return fmt.Errorf("internal: window end column out of range")
 	}
+	if j.disk != nil {
+		return j.openDisk()
+	}
 	return nil
 }
 
@@ -74,6 +78,11 @@ func (j *WindowJoin) fired(end int64) bool {
 
 // Process buffers a batch of one side by window.
 func (j *WindowJoin) Process(_ context.Context, side int, b vectorized.Batch, _ vectorized.Collector) error {
+	if j.disk != nil && b.NumRows() > 0 {
+		if err := j.maybeSpill(); err != nil {
+			return err
+		}
+	}
 	return j.buffer(side, b, true)
 }
 
@@ -145,8 +154,17 @@ func (j *WindowJoin) fire(ctx context.Context, out vectorized.Collector, all boo
 			}
 		}
 	}
+	for _, end := range j.storedEnds(all) {
+		if !seen[end] {
+			seen[end] = true
+			ends = append(ends, end)
+		}
+	}
 	slices.Sort(ends)
 	for _, end := range ends {
+		if err := j.loadDue(end); err != nil {
+			return err
+		}
 		if err := j.joinWindow(ctx, end, out); err != nil {
 			return err
 		}
@@ -226,5 +244,5 @@ func (c *wjMarkers) EmitMarker(ctx context.Context, m vectorized.Marker) error {
 // Close releases the buffered windows.
 func (j *WindowJoin) Close() error {
 	j.bufs = [2]map[int64][]vectorized.Batch{{}, {}}
-	return nil
+	return j.disk.close()
 }

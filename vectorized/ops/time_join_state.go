@@ -209,6 +209,9 @@ func (j *IntervalJoin) restoreRows(side int, rec arrow.RecordBatch, matched func
 
 // SnapshotState implements vectorized.Stateful.
 func (j *WindowJoin) SnapshotState(_ context.Context, w vectorized.StateWriter) error {
+	if j.disk != nil {
+		return j.diskSnapshot(w) // state_timejoin_disk.go
+	}
 	for side, buf := range j.bufs {
 		schema, err := stateSchema(j.sideSchema(side))
 		if err != nil {
@@ -227,6 +230,13 @@ func (j *WindowJoin) SnapshotState(_ context.Context, w vectorized.StateWriter) 
 
 // RestoreState implements vectorized.Stateful. It is called after Open.
 func (j *WindowJoin) RestoreState(_ context.Context, r vectorized.StateReader) error {
+	if j.disk != nil {
+		if done, err := j.diskRestore(r); done || err != nil {
+			return err // state_timejoin_disk.go; else the buffers take the canonical parts
+		}
+	} else if err := refuseStoreFiles("WindowJoin", r); err != nil {
+		return err
+	}
 	for side := range j.bufs {
 		schema, err := stateSchema(j.sideSchema(side))
 		if err != nil {

@@ -54,7 +54,7 @@ func TestWindowJoinCheckpoint(t *testing.T) {
 			spec := WindowJoinSpec{Join: JoinSpec{Kind: kind, LeftKeys: []int{0, 2}, RightKeys: []int{0, 2}, Left: as, Right: as, Out: os},
 				LeftEnd: 2, RightEnd: 2, LeftTypes: s, RightTypes: s, HashKeys: [2][]int{{0}, {0}}}
 			tc := ckCase{in: []types.Schema{s, s}, keys: [][]int{{0}, {0}}, out: out, sides: 2,
-				newOp: func(t *testing.T) ckOp { return NewWindowJoin(spec) }}
+				newOp: func(t *testing.T) ckOp { return onTestDisk(t, NewWindowJoin(spec)) }}
 			r := rand.New(rand.NewPCG(uint64(kind)+5, 13))
 			tc.check(t, timedSteps(r, 60, func(k int32, ms int64, name string) []any {
 				end := (ms/5000 + 1) * 5000
