@@ -41,6 +41,7 @@ const (
 	KeyBoundedTimestamp     = "scan.bounded.timestamp-millis"
 	KeyDiscoveryInterval    = "scan.topic-partition-discovery.interval"
 	KeyScanParallelism      = "scan.parallelism"
+	KeyWatermarkIdleTimeout = "scan.watermark.idle-timeout"
 	KeySinkPartitioner      = "sink.partitioner"
 	KeySinkParallelism      = "sink.parallelism"
 	KeyDeliveryGuarantee    = "sink.delivery-guarantee"
@@ -80,7 +81,7 @@ func OptionalOptions() []string {
 		KeyTopic, KeyTopicPattern, KeyGroupID, KeyStartupMode, KeyStartupSpecific, KeyDiscoveryInterval,
 		KeyStartupTimestamp, KeySinkPartitioner, KeySinkParallelism, KeyDeliveryGuarantee,
 		KeyTransactionalPrefix, KeySinkSemantic, KeyBoundedMode, KeyBoundedSpecific, KeyBoundedTimestamp,
-		keyKeyConnectJSONSchema, keyValConnectJSONSchema, KeyScanParallelism,
+		keyKeyConnectJSONSchema, keyValConnectJSONSchema, KeyScanParallelism, KeyWatermarkIdleTimeout,
 	}
 }
 
@@ -94,7 +95,7 @@ func UpsertOptionalOptions() []string {
 	return []string{
 		KeyKeyFieldsPrefix, KeyValueFieldsInclude, KeySinkParallelism, KeyBufferFlushMaxRows,
 		KeyBufferFlushInterval, KeyDeliveryGuarantee, KeyTransactionalPrefix, KeyScanParallelism,
-		KeyGroupID,
+		KeyGroupID, KeyWatermarkIdleTimeout,
 	}
 }
 
@@ -144,6 +145,10 @@ type Config struct {
 	BoundedTimestamp int64
 	BoundedOffsets   map[int32]int64
 	Discovery        time.Duration // 0: off
+	// WatermarkIdle is scan.watermark.idle-timeout (WatermarkIdleSet: the
+	// table has it; otherwise table.exec.source.idle-timeout applies).
+	WatermarkIdle    time.Duration
+	WatermarkIdleSet bool
 
 	Partitioner       string // default, fixed, round-robin
 	Guarantee         string
@@ -355,6 +360,13 @@ func (c *Config) parseScan(opts map[string]string) error {
 			return fmt.Errorf("Could not parse value '%s' for key '%s'.", v, KeyDiscoveryInterval)
 		}
 		c.Discovery = d
+	}
+	if v, ok := opts[KeyWatermarkIdleTimeout]; ok {
+		d, err := config.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("Could not parse value '%s' for key '%s'.", v, KeyWatermarkIdleTimeout)
+		}
+		c.WatermarkIdle, c.WatermarkIdleSet = d, true
 	}
 	return nil
 }

@@ -54,7 +54,8 @@ type Source struct {
 	restored map[TopicPartition]int64
 	known    map[TopicPartition]bool // partitions discovered (owned or not)
 	started  bool
-	commit   *committer // nil: offsets are not committed on checkpoints
+	commit   *committer       // nil: offsets are not committed on checkpoints
+	wms      *splitWatermarks // nil: no watermark pushed (watermark.go)
 
 	// Decoding: the value decoder appends each message's rows to
 	// valRows; with a key format the key decoder appends one row per
@@ -504,6 +505,9 @@ func (s *Source) assign(ctx context.Context, tps []TopicPartition, first bool) e
 	for _, tp := range tps {
 		o := starts[tp]
 		s.pos[tp] = o
+		if s.wms != nil {
+			s.wms.add(tp)
+		}
 		if s.cfg.Bounded() && o >= s.stop[tp] {
 			s.done[tp] = true
 			continue
@@ -535,7 +539,8 @@ func (s *Source) finished() bool {
 
 type poll struct {
 	fs   kgo.Fetches
-	tick bool
+	tick bool // look for new partitions
+	idle bool // look for idle partitions
 }
 
 // Run implements vectorized.Source.
@@ -592,10 +597,34 @@ func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 			}
 		}()
 	}
+	if s.wms != nil && s.wms.timeout > 0 {
+		go func() {
+			t := time.NewTicker(s.wms.idleTick())
+			defer t.Stop()
+			for {
+				select {
+				case <-pctx.Done():
+					return
+				case <-t.C:
+					select {
+					case ch <- poll{idle: true}:
+					case <-pctx.Done():
+						return
+					}
+				}
+			}
+		}()
+	}
 	for {
 		p, _, err := vectorized.WaitOn(ctx, out, ch)
 		if err != nil {
 			return err
+		}
+		if p.idle {
+			if err := s.emitWatermark(ctx, out); err != nil {
+				return err
+			}
+			continue
 		}
 		if p.tick {
 			fresh, err := s.discover(ctx)
@@ -633,6 +662,7 @@ func (s *Source) take(ctx context.Context, fs kgo.Fetches, out vectorized.Collec
 		return ferr
 	}
 	var err error
+	now := time.Now()
 	fs.EachRecord(func(r *kgo.Record) {
 		if err != nil {
 			return
@@ -647,7 +677,11 @@ func (s *Source) take(ctx context.Context, fs kgo.Fetches, out vectorized.Collec
 		}
 		s.pos[tp] = r.Offset + 1
 		if !r.Attrs.IsControl() {
+			before := s.valRows.Len()
 			err = s.appendRecord(r)
+			if s.wms != nil && err == nil {
+				s.wms.record(tp, s.valRows.Len()-before, now)
+			}
 		}
 		if s.stop != nil && s.pos[tp] >= s.stop[tp] {
 			s.markDone(tp)
@@ -659,7 +693,10 @@ func (s *Source) take(ctx context.Context, fs kgo.Fetches, out vectorized.Collec
 	if err != nil {
 		return err
 	}
-	return s.flush(ctx, out)
+	if err := s.flush(ctx, out); err != nil {
+		return err
+	}
+	return s.emitWatermark(ctx, out)
 }
 
 func (s *Source) markDone(tp TopicPartition) {
@@ -804,7 +841,20 @@ func (s *Source) flush(ctx context.Context, out vectorized.Collector) error {
 	}
 	s.keyIndex = s.keyIndex[:0]
 	s.rows = 0
-	return out.Emit(ctx, vectorized.Batch{Rec: rec, Kinds: vb.Kinds})
+	if s.wms != nil {
+		if err := s.wms.observe(rec); err != nil {
+			rec.Release()
+			return err
+		}
+		if err := s.wms.active(ctx, out); err != nil {
+			rec.Release()
+			return err
+		}
+	}
+	if err := out.Emit(ctx, vectorized.Batch{Rec: rec, Kinds: vb.Kinds}); err != nil {
+		return err
+	}
+	return s.emitWatermark(ctx, out)
 }
 
 // Close implements vectorized.Source.

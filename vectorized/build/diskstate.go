@@ -88,7 +88,7 @@ func (b *builder) setDisk(n physical.Node, d diskStateful) {
 // keyed state (watermarks, a LIMIT's count): it stays on the heap.
 func scalarState(op any) bool {
 	switch op.(type) {
-	case *ops.WatermarkAssigner, *ops.WatermarkCalc, *ops.StreamUnion, *ops.Limit, *ops.LookupJoin:
+	case *ops.WatermarkAssigner, *passWatermarks, *ops.WatermarkCalc, *ops.StreamUnion, *ops.Limit, *ops.LookupJoin:
 		return true
 	}
 	return false

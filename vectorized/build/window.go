@@ -33,6 +33,13 @@ func buildWatermarkCalc(b *builder, n *physical.WatermarkCalc, ch []runner, out 
 // buildWatermarkAssigner builds a WatermarkAssigner.
 func buildWatermarkAssigner(b *builder, n *physical.WatermarkAssigner, ch []runner, out *arrow.Schema) (runner, error) {
 	name := n.Name()
+	pushed, err := b.pushWatermark(n, ch[0]) // watermark_pushdown.go
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if pushed != nil {
+		return &unaryRunner{name: name, op: pushed, child: ch[0]}, nil
+	}
 	ev, err := b.compile(n.Expr, n.Input.Schema())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
