@@ -73,7 +73,7 @@ func timeJoin(n Node, conv []Node) (Node, bool, error) {
 			return j, true, err
 		}
 		if x.NullAwareAnti {
-			return nil, false, nil
+			return nullAwareWindowJoin(x, conv) // stream_not_in.go
 		}
 		if j, ok, err := windowJoin(x, conv); ok { // window_join.go
 			return j, ok, err

@@ -32,6 +32,34 @@ func conjunctsOf(e logical.Expr) []logical.Expr {
 	return logical.Conjuncts(e)
 }
 
+// nullAwareWindowJoin plans a NOT IN correlated on the window bounds of
+// two windowed inputs as Flink does: a WindowJoin with joinType
+// LeftAntiJoin whose condition is the null-aware NOT IN equality,
+// OR(IS NULL(a), IS NULL(c), =(a, c)) — a right row of the window blocks
+// a left row when they are equal or either is NULL — and whose keys are
+// the window bounds and the other correlation equalities. ok is false
+// when the correlation does not pair the window bounds.
+func nullAwareWindowJoin(x *HashJoin, conv []Node) (Node, bool, error) {
+	if len(x.LeftKeys) < 3 {
+		return nil, false, nil
+	}
+	nLeft := len(x.Left.Schema())
+	ls, rs := x.Left.Schema(), x.Right.Schema()
+	l0, r0 := x.LeftKeys[0], x.RightKeys[0]
+	boolT := types.BooleanT.WithNullable(false)
+	a := &logical.ColumnRef{Index: l0, Name: ls[l0].Name, T: ls[l0].Type}
+	c := &logical.ColumnRef{Index: nLeft + r0, Name: rs[r0].Name, T: rs[r0].Type}
+	blocks := &logical.Call{Name: "OR", T: boolT, Args: []logical.Expr{
+		&logical.Call{Name: "IS NULL", T: boolT, Args: []logical.Expr{a}},
+		&logical.Call{Name: "IS NULL", T: boolT, Args: []logical.Expr{c}},
+		&logical.Call{Name: "=", T: types.BooleanT, Args: []logical.Expr{a, c}}}}
+	anti := *x
+	anti.NullAwareAnti = false
+	anti.LeftKeys, anti.RightKeys = x.LeftKeys[1:], x.RightKeys[1:]
+	anti.Extra = logical.And(append([]logical.Expr{blocks}, conjunctsOf(x.Extra)...)...)
+	return windowJoin(&anti, conv) // window_join.go
+}
+
 // streamNotIn converts the null-aware anti HashJoin or NestedLoopJoin n
 // over the streaming inputs conv; ok is false for other joins.
 func streamNotIn(n Node, conv []Node) (Node, bool) {
