@@ -32,6 +32,7 @@ type committer struct {
 	pending map[int64]kadm.Offsets // by checkpoint id
 	want    int64                  // the latest completed checkpoint not committed yet
 	done    int64                  // the latest checkpoint whose offsets were committed
+	tried   int64                  // the latest checkpoint whose commit was attempted
 	err     error                  // the last commit's failure
 	signal  chan struct{}          // capacity 1
 	stop    context.CancelFunc
@@ -109,6 +110,9 @@ func (c *committer) start(adm *kadm.Client, group string, timeout time.Duration)
 			offs, ok := c.pending[id]
 			c.mu.Unlock()
 			if !ok || id <= c.done {
+				c.mu.Lock()
+				c.tried = max(c.tried, id)
+				c.mu.Unlock()
 				continue
 			}
 			var err error
@@ -122,6 +126,7 @@ func (c *committer) start(adm *kadm.Client, group string, timeout time.Duration)
 				}
 			}
 			c.mu.Lock()
+			c.tried = max(c.tried, id)
 			if err != nil {
 				if ctx.Err() == nil {
 					c.err = err
@@ -139,9 +144,21 @@ func (c *committer) start(adm *kadm.Client, group string, timeout time.Duration)
 	}()
 }
 
-// close stops the goroutine and waits for it.
-func (c *committer) close() {
+// close stops the goroutine and waits for it. A commit asked for and not
+// attempted yet (the savepoint of a STOP JOB completes just before the
+// source closes) is given up to grace to go out first.
+func (c *committer) close(grace time.Duration) {
 	if c.stop != nil {
+		deadline := time.Now().Add(grace)
+		for time.Now().Before(deadline) {
+			c.mu.Lock()
+			waiting := c.want > c.tried
+			c.mu.Unlock()
+			if !waiting {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 		c.stop()
 		<-c.exited
 		c.stop = nil

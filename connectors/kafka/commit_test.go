@@ -117,6 +117,29 @@ func TestOffsetsCommittedOnCheckpoint(t *testing.T) {
 	require.Equal(t, want, committedOffsets(t, c, "g-commit", topic))
 }
 
+// The savepoint of STOP JOB ... WITH SAVEPOINT commits its offsets too,
+// before the source closes (here the only checkpoint of the job).
+func TestOffsetsCommittedOnSavepoint(t *testing.T) {
+	c := kafkaenv.Require(t)
+	topic := newTopic(t, c, 2)
+	produce(t, c, topic, 0, `{"id":1}`, `{"id":2}`, `{"id":3}`)
+	produce(t, c, topic, 1, `{"id":4}`)
+	dir := t.TempDir()
+	e := core.NewTableEnvironment(core.InStreamingMode())
+	exec(t, e, "CREATE TABLE src (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '"+topic+"', 'format' = 'json', 'properties.bootstrap.servers' = '"+c.Bootstrap()+"', 'properties.group.id' = 'g-sp', 'scan.startup.mode' = 'earliest-offset')")
+	exec(t, e, "CREATE TABLE snk (id BIGINT) WITH ('connector' = 'blackhole')")
+	exec(t, e, "SET 'table.dml-sync' = 'false'")
+	exec(t, e, "SET 'execution.checkpointing.interval' = '1 h'")
+	exec(t, e, "SET 'execution.checkpointing.dir' = '"+filepath.Join(dir, "chk")+"'")
+	exec(t, e, "SET 'execution.checkpointing.savepoint-dir' = '"+filepath.Join(dir, "sp")+"'")
+	res := exec(t, e, "INSERT INTO snk SELECT id FROM src")
+	time.Sleep(2 * time.Second)
+	stopped := exec(t, e, "STOP JOB '"+res.JobID()+"' WITH SAVEPOINT")
+	path := strings.TrimPrefix(fmt.Sprint(stopped.Rows()[0][0]), "file:")
+	require.Equal(t, map[int32]int64{0: 3, 1: 1}, checkpointOffsets(t, path))
+	require.Equal(t, map[int32]int64{0: 3, 1: 1}, committedOffsets(t, c, "g-sp", topic))
+}
+
 // 'properties.commit.offsets.on.checkpoint' = 'false' commits nothing;
 // asking for commits without a group id fails as Flink's builder does.
 func TestOffsetCommitOff(t *testing.T) {

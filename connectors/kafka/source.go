@@ -870,7 +870,7 @@ func (s *Source) Close() error {
 		s.metaRows = nil
 	}
 	if s.commit != nil {
-		s.commit.close()
+		s.commit.close(min(s.cfg.RequestTimeout, 5*time.Second))
 	}
 	if s.cl != nil {
 		s.cl.Close()
