@@ -560,8 +560,8 @@ func toLogical(p physical.Node) (logical.Node, error) {
 		var conds []logical.Expr
 		for i := range x.LeftKeys {
 			l, r := x.LeftKeys[i], x.RightKeys[i]
-			conds = append(conds, &logical.Call{Name: "=", T: types.BooleanT, Args: []logical.Expr{
-				&logical.ColumnRef{Index: l, T: ls[l].Type}, &logical.ColumnRef{Index: nLeft + r, T: rs[r].Type}}})
+			conds = append(conds, logical.NewCall(function.OpEquals, types.BooleanT,
+				&logical.ColumnRef{Index: l, T: ls[l].Type}, &logical.ColumnRef{Index: nLeft + r, T: rs[r].Type}))
 		}
 		conds = append(conds, x.Extra)
 		return &logical.Join{Left: in[0], Right: in[1], Kind: x.Kind, Cond: logical.And(conds...), NullAwareAnti: x.NullAwareAnti, Out: x.Out}, nil

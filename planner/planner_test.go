@@ -59,7 +59,8 @@ func project(in logical.Node, names []string, exprs ...logical.Expr) *logical.Pr
 }
 
 func call(name string, t types.Type, args ...logical.Expr) *logical.Call {
-	return &logical.Call{Name: name, Args: args, T: t}
+	def, _ := function.Builtin(name)
+	return &logical.Call{Name: name, Args: args, T: t, Def: def}
 }
 
 func lit(v any, t types.Type) *logical.Literal { return &logical.Literal{Value: v, T: t} }

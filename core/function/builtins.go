@@ -1,5 +1,7 @@
 package function
 
+import "sync"
+
 // Builtins returns a new registry holding every built-in scalar function
 // and operator, registered under its canonical upper-case name.
 //
@@ -48,7 +50,24 @@ package function
 //     validator wraps those arguments in logical.Cast (for example both
 //     operands of a comparison are cast to their common type, so Eval
 //     sees equal types).
+//
+// Every registry Builtins returns holds the same definitions (built once,
+// never changed after): a call the planner synthesises carries one of the
+// handles of synthesised.go and is the same definition a session's
+// registry resolves the name to.
 func Builtins() *Registry {
+	shared := builtinDefs()
+	r := NewRegistry()
+	for k, d := range shared.defs {
+		r.defs[k] = d
+	}
+	return r
+}
+
+// builtinDefs builds the built-in definitions once.
+var builtinDefs = sync.OnceValue(newBuiltins)
+
+func newBuiltins() *Registry {
 	r := NewRegistry()
 	registerOperators(r)
 	registerString(r)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 )
 
@@ -38,6 +39,12 @@ type Correlate struct {
 const (
 	UnnestRowsFunc               = "$UNNEST_ROWS$1"
 	UnnestRowsWithOrdinalityFunc = "$UNNEST_ROWS_WITH_ORDINALITY$1"
+)
+
+// The internal definitions the UNNEST calls carry.
+var (
+	UnnestRowsDef               = function.Internal(UnnestRowsFunc, function.Table)
+	UnnestRowsWithOrdinalityDef = function.Internal(UnnestRowsWithOrdinalityFunc, function.Table)
 )
 
 // TableFunctionScan is the invocation of a table function inside a

@@ -112,8 +112,11 @@ func evalCall(ctx *function.EvalContext, reg *function.Registry, c *Call, row []
 		}
 		return nil, nil
 	}
-	def, ok := c.Definition(reg)
-	if !ok || def.Eval == nil {
+	def, err := c.Definition()
+	if err != nil {
+		return nil, err
+	}
+	if def.Eval == nil {
 		return nil, fmt.Errorf("No match found for function signature %s", c.Name)
 	}
 	args := make([]any, len(c.Args))

@@ -116,7 +116,7 @@ func tryCall(name string, args ...any) (logical.Expr, error) {
 			xs[i] = &logical.Cast{Arg: xs[i], T: c}
 		}
 	}
-	return &logical.Call{Name: def.Name, Args: xs, T: res}, nil
+	return &logical.Call{Name: def.Name, Args: xs, T: res, Def: def}, nil
 }
 
 type missing struct{ name string }

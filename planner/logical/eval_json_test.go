@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
 )
@@ -13,7 +14,8 @@ import (
 // for RETURNING and ON EMPTY / ON ERROR clauses.
 func jsonValueReturning(json, path string, t types.Type, onEmpty string, emptyDef any, onError string, errDef any) evalCase {
 	return evalCase{e: func(testing.TB) logical.Expr {
-		return &logical.Call{Name: "JSON_VALUE", T: t, Args: []logical.Expr{
+		def, _ := function.Builtin("JSON_VALUE")
+		return &logical.Call{Name: "JSON_VALUE", T: t, Def: def, Args: []logical.Expr{
 			lit(json), lit(path), lit(onEmpty), typed(emptyDef, t), lit(onError), typed(errDef, t)}}
 	}}
 }

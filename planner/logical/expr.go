@@ -48,11 +48,12 @@ type Literal struct {
 // "AND", "OR", "NOT", "IS NULL", …). Arguments are already coerced to the
 // types the function's inference asked for.
 //
-// Def is the definition the validator resolved the name to: later stages
-// (rules, the reference evaluator, vectorized/expr) read it instead of
-// looking the name up again, so a call is resolved once. Calls the
-// planner synthesises ("=", "AND", HASH_CODE, …) may leave it nil; use
-// Definition to read it.
+// Def is the resolved definition: the validator sets the one it resolved
+// the name to, and a call the planner synthesises carries one of the
+// handles of core/function (function.OpEquals, function.OpAnd, …) or an
+// internal definition (function.Internal). Later stages (rules, the
+// reference evaluator, vectorized/expr, the Correlate builder) read it
+// through Definition and never look the name up again.
 type Call struct {
 	Name string
 	Args []Expr
@@ -60,18 +61,26 @@ type Call struct {
 	Def  *function.Definition
 }
 
-// Definition returns the call's resolved definition: Def when the
-// validator set it, otherwise the built-in registered under Name in reg
-// (for calls the planner synthesises). This is the one place outside
-// core/function and the validator where a call's name is resolved.
-func (c *Call) Definition(reg *function.Registry) (*function.Definition, bool) {
-	if c.Def != nil {
-		return c.Def, true
+// NewCall returns a call of def (named as def) with result type t.
+func NewCall(def *function.Definition, t types.Type, args ...Expr) *Call {
+	return &Call{Name: def.Name, Args: args, T: t, Def: def}
+}
+
+// Definition returns the call's resolved definition. A call without one
+// is a planner bug (a synthesised call built without its definition): an
+// internal error naming the function, worded after the validator's
+// "No match found for function signature" so that it reads the same
+// wherever it surfaces.
+func (c *Call) Definition() (*function.Definition, error) {
+	if c.Def == nil {
+		// transitional, until the tests of vectorized/ops that build
+		// calls by name carry definitions: a built-in's static definition
+		if d, ok := function.Builtin(c.Name); ok {
+			return d, nil
+		}
+		return nil, fmt.Errorf("No match found for function signature %s (internal error: the call carries no resolved function definition)", c.Name)
 	}
-	if reg == nil {
-		return nil, false
-	}
-	return reg.Lookup(c.Name)
+	return c.Def, nil
 }
 
 // Cast converts Arg to T. Try is TRY_CAST: a failing conversion yields NULL
@@ -323,7 +332,7 @@ func And(es ...Expr) Expr {
 			continue
 		}
 		t := types.BooleanT.WithNullable(out.Type().Nullable() || e.Type().Nullable())
-		out = &Call{Name: "AND", Args: []Expr{out, e}, T: t}
+		out = NewCall(function.OpAnd, t, out, e)
 	}
 	return out
 }

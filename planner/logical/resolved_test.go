@@ -9,22 +9,44 @@ import (
 	"github.com/tablerun/tablerun/core/types"
 )
 
-// TestCallDefinition: a call's carried definition wins over the registry;
-// only calls without one (synthesised by the planner) are resolved by name.
+// TestCallDefinition: a call answers with the definition it carries; a
+// call without one that names no built-in is an internal error naming the
+// function, both in Definition and when it is evaluated.
 func TestCallDefinition(t *testing.T) {
-	reg := function.Builtins()
 	own := &function.Definition{Name: "UPPER", Kind: function.Scalar}
-	d, ok := (&Call{Name: "UPPER", Def: own}).Definition(reg)
-	require.True(t, ok)
+	d, err := (&Call{Name: "UPPER", Def: own}).Definition()
+	require.NoError(t, err)
 	require.Same(t, own, d)
-	d, ok = (&Call{Name: "UPPER"}).Definition(reg)
-	require.True(t, ok)
-	require.NotSame(t, own, d)
-	_, ok = (&Call{Name: "UPPER"}).Definition(nil)
-	require.False(t, ok)
-	d, ok = (&Call{Name: "UPPER", Def: own}).Definition(nil)
-	require.True(t, ok)
-	require.Same(t, own, d)
+	_, err = (&Call{Name: "NO_SUCH_FN"}).Definition()
+	require.EqualError(t, err, "No match found for function signature NO_SUCH_FN (internal error: the call carries no resolved function definition)")
+	_, err = Eval(nil, function.Builtins(), &Call{Name: "NO_SUCH_FN", Args: []Expr{&Literal{Value: "a", T: types.StringT}}, T: types.StringT}, nil)
+	require.ErrorContains(t, err, "internal error")
+	require.ErrorContains(t, err, "NO_SUCH_FN")
+}
+
+// TestSynthesisedCallsCarryBuiltins: the handles the planner builds calls
+// with are the definitions every session's registry holds under the same
+// name, and And builds calls that evaluate.
+func TestSynthesisedCallsCarryBuiltins(t *testing.T) {
+	reg := function.Builtins()
+	for _, d := range []*function.Definition{function.OpEquals, function.OpAnd, function.OpOr, function.OpIsNull,
+		function.OpIsNotFalse, function.OpIn, function.OpGreater, function.OpGreaterEq, function.FnIf,
+		function.OpMod, function.OpField, function.FnHashCode} {
+		got, ok := reg.Lookup(d.Name)
+		require.True(t, ok, d.Name)
+		require.Same(t, got, d, d.Name)
+	}
+	b := types.BooleanT
+	c := And(&Literal{Value: true, T: b}, &Literal{Value: false, T: b})
+	require.Same(t, function.OpAnd, c.(*Call).Def)
+	v, err := Eval(nil, nil, c, nil)
+	require.NoError(t, err)
+	require.Equal(t, false, v)
+	// internal definitions are never folded and never evaluated
+	require.True(t, TemporalJoinConditionDef.Nondeterministic)
+	require.Nil(t, TemporalJoinConditionDef.Eval)
+	_, err = Eval(nil, nil, NewCall(CurrentWatermarkDef, types.TimestampOf(3), &Literal{T: types.TimestampOf(3)}), nil)
+	require.ErrorContains(t, err, "No match found for function signature CURRENT_WATERMARK")
 }
 
 // TestEvalUsesCarriedDefinition: the reference evaluator runs the call's

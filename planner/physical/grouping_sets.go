@@ -1,6 +1,7 @@
 package physical
 
 import (
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
 )
@@ -183,9 +184,9 @@ func groupingExpr(pos []int, sets [][]int, nk int, e *logical.ColumnRef) logical
 		for t := s; t < end; t++ {
 			args = append(args, lit(logical.ExpandID(sets[t], nk)))
 		}
-		var cond logical.Expr = &logical.Call{Name: "=", Args: args, T: boolean}
+		var cond logical.Expr = logical.NewCall(function.OpEquals, boolean, args...)
 		if len(args) > 2 {
-			cond = &logical.Call{Name: "IN", Args: args, T: boolean}
+			cond = logical.NewCall(function.OpIn, boolean, args...)
 		}
 		whens = append(whens, logical.When{Cond: cond, Then: lit(vals[s])})
 		s = end

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tablerun/tablerun/core/catalog"
 	"github.com/tablerun/tablerun/core/changelog"
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
 )
@@ -478,8 +479,8 @@ func (x *HashJoin) Explain(execution bool) string {
 	nLeft := len(x.Left.Schema())
 	var conds []logical.Expr
 	for i := range x.LeftKeys {
-		conds = append(conds, &logical.Call{Name: "=", T: types.BooleanT, Args: []logical.Expr{
-			&logical.ColumnRef{Index: x.LeftKeys[i]}, &logical.ColumnRef{Index: nLeft + x.RightKeys[i]}}})
+		conds = append(conds, logical.NewCall(function.OpEquals, types.BooleanT,
+			&logical.ColumnRef{Index: x.LeftKeys[i]}, &logical.ColumnRef{Index: nLeft + x.RightKeys[i]}))
 	}
 	if x.Extra != nil {
 		conds = append(conds, logical.Conjuncts(x.Extra)...)
@@ -488,7 +489,7 @@ func (x *HashJoin) Explain(execution bool) string {
 	if len(conds) == 1 {
 		cond = conds[0]
 	} else if len(conds) > 1 {
-		cond = &logical.Call{Name: "AND", T: types.BooleanT, Args: conds}
+		cond = logical.NewCall(function.OpAnd, types.BooleanT, conds...)
 	}
 	where := exprStr(cond, names)
 	return "joinType=[" + x.Kind.String() + "], where=[" + where + "], select=[" + strings.Join(outNames(x.Left, x.Right, x.Kind, names), ", ") + "], build=[right]"

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tablerun/tablerun/core/changelog"
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
 )
@@ -152,8 +153,8 @@ func bucketExpr(col int, f types.Field, n int) logical.Expr {
 	x := &logical.ColumnRef{Index: col, Name: f.Name, T: f.Type}
 	t := types.Type{Kind: types.Int, NotNull: f.Type.NotNull}
 	lit := &logical.Literal{Value: int32(n), T: types.Type{Kind: types.Int, NotNull: true}}
-	h := &logical.Call{Name: "HASH_CODE", Args: []logical.Expr{x}, T: t}
-	return &logical.Call{Name: "MOD", Args: []logical.Expr{h, lit}, T: t}
+	h := logical.NewCall(function.FnHashCode, t, x)
+	return logical.NewCall(function.OpMod, t, h, lit)
 }
 
 // splitDistinct returns the two-level form of g, or nil when it does not

@@ -1,6 +1,7 @@
 package physical
 
 import (
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
 )
@@ -19,7 +20,7 @@ import (
 // other equality keys and extra the rest of the condition.
 func nullAwareStreamJoin(l, r Node, first logical.Expr, lk, rk []int, extra logical.Expr, out types.Schema) Node {
 	boolT := types.BooleanT.WithNullable(false)
-	na := &logical.Call{Name: "OR", T: boolT, Args: []logical.Expr{first, &logical.Call{Name: "IS NULL", T: boolT, Args: []logical.Expr{first}}}}
+	na := logical.NewCall(function.OpOr, boolT, first, logical.NewCall(function.OpIsNull, boolT, first))
 	cond := logical.And(append([]logical.Expr{na}, conjunctsOf(extra)...)...)
 	return &StreamJoin{Left: &Exchange{Input: l, Keys: lk}, Right: &Exchange{Input: r, Keys: rk}, Kind: logical.AntiJoin,
 		LeftKeys: lk, RightKeys: rk, Extra: cond, Out: out}
@@ -71,9 +72,9 @@ func streamNotIn(n Node, conv []Node) (Node, bool) {
 		nLeft := len(x.Left.Schema())
 		ls, rs := x.Left.Schema(), x.Right.Schema()
 		l0, r0 := x.LeftKeys[0], x.RightKeys[0]
-		eq := &logical.Call{Name: "=", T: types.BooleanT, Args: []logical.Expr{
+		eq := logical.NewCall(function.OpEquals, types.BooleanT,
 			&logical.ColumnRef{Index: l0, Name: ls[l0].Name, T: ls[l0].Type},
-			&logical.ColumnRef{Index: nLeft + r0, Name: rs[r0].Name, T: rs[r0].Type}}}
+			&logical.ColumnRef{Index: nLeft + r0, Name: rs[r0].Name, T: rs[r0].Type})
 		return nullAwareStreamJoin(conv[0], conv[1], eq, x.LeftKeys[1:], x.RightKeys[1:], x.Extra, x.Out), true
 	case *NestedLoopJoin:
 		if !x.NullAwareAnti || x.Cond == nil {

@@ -3,6 +3,7 @@ package physical
 import (
 	"strings"
 
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
 )
@@ -11,6 +12,10 @@ import (
 // its arguments after the first n times (Flink's ReplicateRows, used by
 // INTERSECT ALL and EXCEPT ALL); vectorized/build implements it.
 const ReplicateRowsFunc = "$REPLICATE_ROWS$1"
+
+// replicateRowsDef is its internal definition (the Correlate builder
+// implements it).
+var replicateRowsDef = function.Internal(ReplicateRowsFunc, function.Table)
 
 // streamSetOp plans INTERSECT / EXCEPT [ALL] over the streaming inputs l
 // and r as Flink's rewrite rules do, so they run as updating operators:
@@ -67,8 +72,8 @@ func streamSetOp(x *SetOp, l, r Node) Node {
 	ref := func(i int, s types.Schema) *logical.ColumnRef {
 		return &logical.ColumnRef{Index: i, Name: s[i].Name, T: s[i].Type}
 	}
-	call := func(name string, t types.Type, args ...logical.Expr) logical.Expr {
-		return &logical.Call{Name: name, Args: args, T: t}
+	call := func(def *function.Definition, t types.Type, args ...logical.Expr) logical.Expr {
+		return logical.NewCall(def, t, args...)
 	}
 	var union, agg Node
 	var count logical.Expr
@@ -85,9 +90,9 @@ func streamSetOp(x *SetOp, l, r Node) Node {
 			{Name: "COUNT", Args: []int{n + 1}, Filter: -1, T: bigint, Alias: "vcol_right_cnt"},
 		}}
 		lcnt, rcnt := ref(n, aggOut), ref(n+1, aggOut)
-		count = call("IF", bigint, call(">", boolT.WithNullable(false), lcnt, rcnt), rcnt, lcnt)
+		count = call(function.FnIf, bigint, call(function.OpGreater, boolT.WithNullable(false), lcnt, rcnt), rcnt, lcnt)
 		one := lit(int64(1), bigint)
-		cond = call("AND", boolT.WithNullable(false), call(">=", boolT.WithNullable(false), lcnt, one), call(">=", boolT.WithNullable(false), rcnt, one))
+		cond = call(function.OpAnd, boolT.WithNullable(false), call(function.OpGreaterEq, boolT.WithNullable(false), lcnt, one), call(function.OpGreaterEq, boolT.WithNullable(false), rcnt, one))
 	} else {
 		ut := append(append(types.Schema(nil), cols...), types.Field{Name: "vcol_marker", Type: bigint})
 		lc := &Calc{Input: l, Projection: append(refs(l), lit(int64(1), bigint)), Out: ut}
@@ -98,7 +103,7 @@ func streamSetOp(x *SetOp, l, r Node) Node {
 			{Name: "SUM", Args: []int{n}, Filter: -1, T: bigint, Alias: "sum_vcol_marker"},
 		}}
 		count = ref(n, aggOut)
-		cond = call(">", boolT.WithNullable(false), count, lit(int64(0), bigint))
+		cond = call(function.OpGreater, boolT.WithNullable(false), count, lit(int64(0), bigint))
 	}
 	// Calc(select=[count AS $f0 | sum_vcol_marker, cols…], where=[…])
 	countName := "$f0"
@@ -118,7 +123,7 @@ func streamSetOp(x *SetOp, l, r Node) Node {
 		fnCols[i] = types.Field{Name: f.Name, Type: f.Type}
 	}
 	corOut := uniquifySchema(append(append(types.Schema(nil), calcOut...), fnCols...))
-	cor := &Correlate{Input: calc, Call: &logical.Call{Name: ReplicateRowsFunc, Args: args, T: types.RowOf(fnCols...)},
+	cor := &Correlate{Input: calc, Call: logical.NewCall(replicateRowsDef, types.RowOf(fnCols...), args...),
 		Display: "ReplicateRows", Kind: logical.InnerJoin, Out: corOut}
 	final := make([]logical.Expr, n)
 	for i := range final {
@@ -142,17 +147,18 @@ func nullSafeJoinDescribe(x *StreamJoin, left, right Node, execution bool) strin
 		l := &logical.ColumnRef{Index: x.LeftKeys[i]}
 		r := &logical.ColumnRef{Index: nLeft + x.RightKeys[i]}
 		if i >= len(x.NullSafe) || !x.NullSafe[i] {
-			conds = append(conds, exprStr(&logical.Call{Name: "=", Args: []logical.Expr{l, r}}, names))
+			conds = append(conds, exprStr(logical.NewCall(function.OpEquals, types.BooleanT, l, r), names))
 			continue
 		}
 		if len(x.LeftKeys) == 1 {
 			conds = append(conds, "IS NOT DISTINCT FROM("+colName(names, l.Index)+", "+colName(names, r.Index)+")")
 			continue
 		}
-		eq := &logical.Call{Name: "=", Args: []logical.Expr{l, r}}
-		both := &logical.Call{Name: "AND", Args: []logical.Expr{
-			&logical.Call{Name: "IS NULL", Args: []logical.Expr{l}}, &logical.Call{Name: "IS NULL", Args: []logical.Expr{r}}}}
-		conds = append(conds, exprStr(&logical.Call{Name: "OR", Args: []logical.Expr{eq, both}}, names))
+		boolT := types.BooleanT
+		eq := logical.NewCall(function.OpEquals, boolT, l, r)
+		both := logical.NewCall(function.OpAnd, boolT,
+			logical.NewCall(function.OpIsNull, boolT, l), logical.NewCall(function.OpIsNull, boolT, r))
+		conds = append(conds, exprStr(logical.NewCall(function.OpOr, boolT, eq, both), names))
 	}
 	if x.Extra != nil {
 		conds = append(conds, exprStr(x.Extra, names))

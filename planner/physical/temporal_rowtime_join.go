@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tablerun/tablerun/core/changelog"
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
 )
@@ -126,12 +127,20 @@ func temporalJoin(x *HashJoin, conv []Node) (Node, bool, error) {
 	}, true, nil
 }
 
+// The markers a TemporalJoin's EXPLAIN prints inside Flink's
+// __TEMPORAL_JOIN_CONDITION (never evaluated).
+var (
+	temporalPrimaryKeyDef = function.Internal("__TEMPORAL_JOIN_CONDITION_PRIMARY_KEY", function.Scalar)
+	temporalLeftKeyDef    = function.Internal("__TEMPORAL_JOIN_LEFT_KEY", function.Scalar)
+	temporalRightKeyDef   = function.Internal("__TEMPORAL_JOIN_RIGHT_KEY", function.Scalar)
+)
+
 // keyConds returns left = right for every key pair, over left ++ right.
 func keyConds(lk, rk []int, nLeft int) []logical.Expr {
 	var out []logical.Expr
 	for i := range lk {
-		out = append(out, &logical.Call{Name: "=", T: types.BooleanT, Args: []logical.Expr{
-			&logical.ColumnRef{Index: lk[i]}, &logical.ColumnRef{Index: nLeft + rk[i]}}})
+		out = append(out, logical.NewCall(function.OpEquals, types.BooleanT,
+			&logical.ColumnRef{Index: lk[i]}, &logical.ColumnRef{Index: nLeft + rk[i]}))
 	}
 	return out
 }
@@ -179,17 +188,16 @@ func (x *TemporalJoin) Explain(execution bool) string {
 		return out
 	}
 	b := types.BooleanT
-	marker := &logical.Call{Name: logical.TemporalJoinCondition, T: b, Args: []logical.Expr{
-		ref(x.LeftTimeIndex), ref(nLeft + x.RightTimeIndex),
-		&logical.Call{Name: "__TEMPORAL_JOIN_CONDITION_PRIMARY_KEY", T: b, Args: refs(x.PrimaryKey, nLeft)},
-		&logical.Call{Name: "__TEMPORAL_JOIN_LEFT_KEY", T: b, Args: refs(x.LeftKeys, 0)},
-		&logical.Call{Name: "__TEMPORAL_JOIN_RIGHT_KEY", T: b, Args: refs(x.RightKeys, nLeft)},
-	}}
+	marker := logical.NewCall(logical.TemporalJoinConditionDef, b,
+		ref(x.LeftTimeIndex), ref(nLeft+x.RightTimeIndex),
+		logical.NewCall(temporalPrimaryKeyDef, b, refs(x.PrimaryKey, nLeft)...),
+		logical.NewCall(temporalLeftKeyDef, b, refs(x.LeftKeys, 0)...),
+		logical.NewCall(temporalRightKeyDef, b, refs(x.RightKeys, nLeft)...))
 	conds := keyConds(x.LeftKeys, x.RightKeys, nLeft)
 	if x.Extra != nil {
 		conds = append(conds, logical.Conjuncts(x.Extra)...)
 	}
 	conds = append(conds, marker)
-	return "joinType=[" + x.Kind.String() + "], where=[" + exprStr(&logical.Call{Name: "AND", T: b, Args: conds}, names) +
+	return "joinType=[" + x.Kind.String() + "], where=[" + exprStr(logical.NewCall(function.OpAnd, b, conds...), names) +
 		"], select=[" + strings.Join(outNames(x.Left, x.Right, x.Kind, names), ", ") + "]"
 }

@@ -183,8 +183,8 @@ func (t *translator) deterministic(e logical.Expr) bool {
 		return ok
 	}
 	return logical.IsDeterministic(e, func(c *logical.Call) bool {
-		d, ok := c.Definition(t.env.Functions)
-		return !ok || d.Nondeterministic
+		d, err := c.Definition()
+		return err != nil || d.Nondeterministic
 	})
 }
 

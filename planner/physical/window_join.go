@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/tablerun/tablerun/core/changelog"
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
 )
@@ -180,8 +181,8 @@ func (x *WindowJoin) Explain(execution bool) string {
 		if x.LeftKeys[k] == x.LeftStart || x.LeftKeys[k] == x.LeftEnd {
 			continue
 		}
-		conds = append(conds, &logical.Call{Name: "=", T: types.BooleanT, Args: []logical.Expr{
-			&logical.ColumnRef{Index: x.LeftKeys[k]}, &logical.ColumnRef{Index: nLeft + x.RightKeys[k]}}})
+		conds = append(conds, logical.NewCall(function.OpEquals, types.BooleanT,
+			&logical.ColumnRef{Index: x.LeftKeys[k]}, &logical.ColumnRef{Index: nLeft + x.RightKeys[k]}))
 	}
 	if x.Extra != nil {
 		conds = append(conds, logical.Conjuncts(x.Extra)...)
@@ -190,7 +191,7 @@ func (x *WindowJoin) Explain(execution bool) string {
 	if len(conds) == 1 {
 		cond = conds[0]
 	} else if len(conds) > 1 {
-		cond = &logical.Call{Name: "AND", T: types.BooleanT, Args: conds}
+		cond = logical.NewCall(function.OpAnd, types.BooleanT, conds...)
 	}
 	return "leftWindow=[" + attachedWindow(x.LeftWindow, colName(ln, x.LeftStart), colName(ln, x.LeftEnd)) +
 		"], rightWindow=[" + attachedWindow(x.RightWindow, colName(rn, x.RightStart), colName(rn, x.RightEnd)) +

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
 )
@@ -93,7 +94,7 @@ func (r *FilterIntoJoin) pullFactors(c logical.Expr) []logical.Expr {
 			continue
 		}
 		t := types.BooleanT.WithNullable(rest.Type().Nullable() || d.Type().Nullable())
-		rest = &logical.Call{Name: "OR", Args: []logical.Expr{rest, d}, T: t}
+		rest = logical.NewCall(function.OpOr, t, rest, d)
 	}
 	return append(common, rest)
 }

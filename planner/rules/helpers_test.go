@@ -58,7 +58,8 @@ func lit(v any, t types.Type) *logical.Literal { return &logical.Literal{Value: 
 func i32(v int32) *logical.Literal { return lit(v, intT.WithNullable(false)) }
 
 func call(name string, t types.Type, args ...logical.Expr) *logical.Call {
-	return &logical.Call{Name: name, Args: args, T: t}
+	def, _ := function.Builtin(name)
+	return &logical.Call{Name: name, Args: args, T: t, Def: def}
 }
 
 func gt(a, b logical.Expr) logical.Expr  { return call(">", boolT, a, b) }

@@ -120,6 +120,6 @@ func (r *OuterJoinSimplify) nullOnNull(c *logical.Call) bool {
 	if r.env == nil || r.env.Functions == nil {
 		return false
 	}
-	d, ok := c.Definition(r.env.Functions)
-	return ok && d.NullOnNull
+	d, err := c.Definition()
+	return err == nil && d.NullOnNull
 }

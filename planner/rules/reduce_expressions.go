@@ -133,8 +133,8 @@ func (r *ReduceExpressions) foldable(c *logical.Call) bool {
 	if r.env == nil || r.env.Functions == nil {
 		return false
 	}
-	d, ok := c.Definition(r.env.Functions)
-	return ok && !d.Nondeterministic && d.Eval != nil
+	d, err := c.Definition()
+	return err == nil && !d.Nondeterministic && d.Eval != nil
 }
 
 // evaluate replaces a constant expression by its value, or returns it

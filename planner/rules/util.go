@@ -13,8 +13,8 @@ func (env *Env) deterministic(e logical.Expr) bool {
 		if env == nil || env.Functions == nil {
 			return true
 		}
-		d, ok := c.Definition(env.Functions)
-		return !ok || d.Nondeterministic
+		d, err := c.Definition()
+		return err != nil || d.Nondeterministic
 	})
 }
 

@@ -413,7 +413,7 @@ func fieldAccess(pos ast.Pos, base logical.Expr, field string) (logical.Expr, er
 			if bt.Nullable() {
 				t = t.WithNullable(true)
 			}
-			return &logical.Call{Name: "$FIELD", Args: []logical.Expr{base, &logical.Literal{Value: int32(i), T: notNull(types.IntT)}}, T: t}, nil
+			return logical.NewCall(function.OpField, t, base, &logical.Literal{Value: int32(i), T: notNull(types.IntT)}), nil
 		}
 	}
 	return nil, rangeErr(pos, len(field), "Unknown field '%s'", field)

@@ -78,7 +78,7 @@ func (ts *temporalSpec) condition(cond logical.Expr, left, right logical.Node) (
 			continue
 		}
 		rt := &logical.ColumnRef{Index: nl + i, Name: rs[i].Name, T: rs[i].Type}
-		marker := &logical.Call{Name: logical.TemporalJoinCondition, Args: []logical.Expr{ts.period, rt}, T: types.BooleanT.WithNullable(false)}
+		marker := logical.NewCall(logical.TemporalJoinConditionDef, types.BooleanT.WithNullable(false), ts.period, rt)
 		return logical.And(cond, marker), nil
 	}
 	return nil, posErr(ts.pos, "Event-Time Temporal Table Join requires both primary key and row time attribute in versioned table, but no row time attribute can be found.")

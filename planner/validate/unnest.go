@@ -74,7 +74,11 @@ func (v *Validator) unnestScan(x *ast.UnnestRef, sc *scope, e *env) (*logical.Ta
 	}
 	fields := make([]types.Field, len(out))
 	copy(fields, out)
-	call := &logical.Call{Name: fn, Args: []logical.Expr{arg}, T: types.RowOf(fields...).WithNullable(false)}
+	def := logical.UnnestRowsDef
+	if fn == logical.UnnestRowsWithOrdinalityFunc {
+		def = logical.UnnestRowsWithOrdinalityDef
+	}
+	call := logical.NewCall(def, types.RowOf(fields...).WithNullable(false), arg)
 	return &logical.TableFunctionScan{Call: call, Display: fn, Out: out}, nil
 }
 

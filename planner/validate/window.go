@@ -260,5 +260,5 @@ func (b *binder) currentWatermark(x *ast.FunctionCall) (logical.Expr, bool, erro
 	if !b.v.opts.Streaming {
 		return &logical.Literal{Value: nil, T: t}, true, nil
 	}
-	return &logical.Call{Name: "CURRENT_WATERMARK", Args: []logical.Expr{arg}, T: t}, true, nil
+	return logical.NewCall(logical.CurrentWatermarkDef, t, arg), true, nil
 }

@@ -464,7 +464,7 @@ func nullAwareCond(cond logical.Expr, naa bool) logical.Expr {
 		return cond
 	}
 	cs := logical.Conjuncts(cond)
-	first := &logical.Call{Name: "IS NOT FALSE", Args: []logical.Expr{cs[0]}, T: types.BooleanT.WithNullable(false)}
+	first := logical.NewCall(function.OpIsNotFalse, types.BooleanT.WithNullable(false), cs[0])
 	return logical.And(append([]logical.Expr{first}, cs[1:]...)...)
 }
 

@@ -32,18 +32,19 @@ func (b *builder) correlate(n *physical.Correlate, ch []runner, out *arrow.Schem
 		}
 		tf = u
 	default:
-		def, ok := n.Call.Definition(b.env.Functions)
-		if !ok {
-			return nil, fmt.Errorf("%s: table function '%s' is not registered", name, n.Display)
+		def, err := n.Call.Definition()
+		if err != nil {
+			return nil, fmt.Errorf("%s: table function '%s': %w", name, n.Display, err)
 		}
 		ats := make([]types.Type, len(n.Call.Args))
 		for i, a := range n.Call.Args {
 			ats[i] = a.Type()
 		}
-		def, err := udf.Specialize(def, ats)
+		def, err = udf.Specialize(def, ats)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		var ok bool
 		if tf, ok = udf.TableImpl(def); !ok {
 			return nil, fmt.Errorf("not supported yet: table function '%s' without a script implementation", n.Display)
 		}

@@ -17,8 +17,8 @@ func TestRunCompiledExpressions(t *testing.T) {
 	env := &Env{Functions: function.Builtins(), Eval: &function.EvalContext{Loc: time.UTC, Now: time.Unix(0, 0)}}
 	k := &logical.ColumnRef{Index: 0, Name: "k", T: types.BigIntT}
 	one := &logical.Literal{Value: int64(1), T: types.BigIntT.WithNullable(false)}
-	gt := &logical.Call{Name: ">", Args: []logical.Expr{k, one}, T: types.BooleanT}
-	plus := &logical.Call{Name: "+", Args: []logical.Expr{k, one}, T: types.BigIntT}
+	gt := &logical.Call{Name: ">", Def: builtinDef(">"), Args: []logical.Expr{k, one}, T: types.BooleanT}
+	plus := &logical.Call{Name: "+", Def: builtinDef("+"), Args: []logical.Expr{k, one}, T: types.BigIntT}
 	calc := &physical.Calc{Input: values(kvRows), Condition: gt,
 		Projection: []logical.Expr{&logical.ColumnRef{Index: 1, T: types.StringT}, plus},
 		Out:        types.Schema{{Name: "v", Type: types.StringT}, {Name: "k1", Type: types.BigIntT}}}
@@ -27,7 +27,7 @@ func TestRunCompiledExpressions(t *testing.T) {
 	require.Equal(t, [][]any{{"c", int64(4)}, {"b", int64(3)}}, got)
 
 	// Extra join condition over left ++ right: l.v < r.v.
-	lt := &logical.Call{Name: "<", Args: []logical.Expr{
+	lt := &logical.Call{Name: "<", Def: builtinDef("<"), Args: []logical.Expr{
 		&logical.ColumnRef{Index: 1, T: types.StringT}, &logical.ColumnRef{Index: 3, T: types.StringT}}, T: types.BooleanT}
 	join := &physical.HashJoin{Left: values(kvRows), Right: values(kvRows), Kind: logical.SemiJoin,
 		LeftKeys: []int{0}, RightKeys: []int{0}, Extra: lt, Out: kvSchema}
@@ -42,7 +42,7 @@ func TestRunNullAwareNestedLoop(t *testing.T) {
 	env := &Env{Functions: function.Builtins(), Eval: &function.EvalContext{Loc: time.UTC, Now: time.Unix(0, 0)}}
 	one := &logical.Literal{Value: int64(1), T: types.BigIntT.WithNullable(false)}
 	// 1 NOT IN (SELECT k FROM right) for every left row.
-	eq := &logical.Call{Name: "=", Args: []logical.Expr{one, &logical.ColumnRef{Index: 2, T: types.BigIntT}}, T: types.BooleanT}
+	eq := &logical.Call{Name: "=", Def: builtinDef("="), Args: []logical.Expr{one, &logical.ColumnRef{Index: 2, T: types.BigIntT}}, T: types.BooleanT}
 	tests := []struct {
 		name  string
 		right [][]any
@@ -66,9 +66,15 @@ func TestRunZeroColumnValues(t *testing.T) {
 	env := &Env{Functions: function.Builtins(), Eval: &function.EvalContext{Loc: time.UTC, Now: time.Unix(0, 0)}}
 	one := &logical.Literal{Value: int32(1), T: types.IntT.WithNullable(false)}
 	plan := &physical.Calc{Input: &physical.Values{Rows: [][]any{{}}, Out: types.Schema{}},
-		Projection: []logical.Expr{&logical.Call{Name: "+", Args: []logical.Expr{one, one}, T: types.IntT.WithNullable(false)}},
+		Projection: []logical.Expr{&logical.Call{Name: "+", Def: builtinDef("+"), Args: []logical.Expr{one, one}, T: types.IntT.WithNullable(false)}},
 		Out:        types.Schema{{Name: "EXPR$0", Type: types.IntT.WithNullable(false)}}}
 	got, err := collectRows(t, plan, env)
 	require.NoError(t, err)
 	require.Equal(t, [][]any{{int32(2)}}, got)
+}
+
+// builtinDef is the built-in definition a call of name carries.
+func builtinDef(name string) *function.Definition {
+	d, _ := function.Builtin(name)
+	return d
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tablerun/tablerun/connectors/nexmark"
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/logical"
 	"github.com/tablerun/tablerun/planner/physical"
@@ -19,12 +20,12 @@ func rfRef(s types.Schema, i int) *logical.ColumnRef {
 }
 
 func rfField(s types.Schema, col, f int) logical.Expr {
-	return &logical.Call{Name: "$FIELD", Args: []logical.Expr{rfRef(s, col),
+	return &logical.Call{Name: "$FIELD", Def: function.OpField, Args: []logical.Expr{rfRef(s, col),
 		&logical.Literal{Value: int32(f), T: types.IntT.WithNullable(false)}}, T: s[col].Type.Fields[f].Type}
 }
 
 func rfCall(name string, t types.Type, args ...logical.Expr) logical.Expr {
-	return &logical.Call{Name: name, Args: args, T: t}
+	return &logical.Call{Name: name, Args: args, T: t, Def: builtinDef(name)}
 }
 
 func rfLit(v int32) logical.Expr { return &logical.Literal{Value: v, T: types.IntT} }

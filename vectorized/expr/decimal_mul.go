@@ -78,8 +78,8 @@ func (c *compiler) newDecMul(x *logical.Call, args []node) node {
 	if xa == nil || xb == nil {
 		return nil
 	}
-	def, ok := x.Definition(c.reg)
-	if !ok || def.Eval == nil {
+	def, err := x.Definition()
+	if err != nil || def.Eval == nil {
 		return nil
 	}
 	sa, sb := args[0].typ().Scale, args[1].typ().Scale

@@ -32,9 +32,9 @@ var safeFunctions = map[string]bool{
 }
 
 func (c *compiler) compileCall(x *logical.Call) (node, error) {
-	def, ok := x.Definition(c.reg)
-	if !ok && x.Name != "AND" && x.Name != "OR" {
-		return nil, fmt.Errorf("No match found for function signature %s", x.Name)
+	def, err := x.Definition()
+	if err != nil {
+		return nil, err
 	}
 	args := make([]node, len(x.Args))
 	for i, a := range x.Args {

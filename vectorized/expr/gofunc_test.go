@@ -75,7 +75,7 @@ func goCompile(t testing.TB, c goFuncCase, generic bool) Evaluator {
 	for i, a := range c.args {
 		args[i] = &logical.ColumnRef{Index: a, Name: goSchema[a].Name, T: goSchema[a].Type}
 	}
-	var call logical.Expr = &logical.Call{Name: c.name, Args: args, T: c.t}
+	var call logical.Expr = &logical.Call{Name: c.name, Args: args, T: c.t, Def: def}
 	if c.t.Kind == types.Int { // the argument is cast to the parameter type
 		args[0] = &logical.Cast{Arg: args[0], T: types.IntT}
 	}

@@ -155,7 +155,7 @@ func call(name string, args ...logical.Expr) (logical.Expr, error) {
 			xs[i] = &logical.Cast{Arg: xs[i], T: c}
 		}
 	}
-	return &logical.Call{Name: def.Name, Args: xs, T: res}, nil
+	return &logical.Call{Name: def.Name, Args: xs, T: res, Def: def}, nil
 }
 
 func mustCall(t testing.TB, name string, args ...logical.Expr) logical.Expr {

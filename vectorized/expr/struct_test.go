@@ -38,7 +38,7 @@ func TestStructFieldKernel(t *testing.T) {
 		e := &logical.Call{Name: "$FIELD", Args: []logical.Expr{
 			&logical.ColumnRef{Index: 0, T: rowT},
 			&logical.Literal{Value: field, T: types.IntT.WithNullable(false)},
-		}, T: ft}
+		}, T: ft, Def: function.OpField}
 		ev, err := Compile(e, schema, reg, nil)
 		require.NoError(t, err)
 		require.IsType(t, &structFieldNode{}, ev.(*compiled).root)

@@ -63,8 +63,8 @@ func (c *compiler) newTSInterval(x *logical.Call, args []node) node {
 	if err != nil {
 		return nil
 	}
-	def, ok := x.Definition(c.reg)
-	if !ok {
+	def, err := x.Definition()
+	if err != nil {
 		return nil
 	}
 	gen, err := c.generic(x, def, args)
