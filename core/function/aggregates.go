@@ -3,6 +3,7 @@ package function
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/tablerun/tablerun/core/types"
 )
@@ -20,8 +21,42 @@ var aggregateNames = map[string]bool{
 // IsAggregate reports whether name is a built-in aggregate function.
 func IsAggregate(name string) bool { return aggregateNames[strings.ToUpper(name)] }
 
-// AggregateResultType infers the result type of a built-in aggregate with
-// Flink's rules. grouped is false for a global aggregate (no GROUP BY), where
+// builtinAggregates holds the definitions of the built-in aggregates,
+// built once on first use (after the package's init has filled
+// aggregateDocs).
+var builtinAggregates = sync.OnceValue(func() map[string]*Definition {
+	out := make(map[string]*Definition, len(aggregateNames))
+	for name := range aggregateNames {
+		lo, hi := aggregateArity(name)
+		out[name] = &Definition{Name: name, Kind: Aggregate, Doc: aggregateDocs[name], MinArgs: lo, MaxArgs: hi,
+			AggResult: func(args []types.Type, grouped bool) (types.Type, error) {
+				return aggregateResultType(name, args, grouped)
+			}}
+	}
+	return out
+})
+
+// BuiltinAggregate returns the definition of the built-in aggregate
+// function name (case-insensitive): the validator resolves an aggregate
+// call with it and logical.AggCall carries it.
+func BuiltinAggregate(name string) (*Definition, bool) {
+	d, ok := builtinAggregates()[strings.ToUpper(name)]
+	return d, ok
+}
+
+// AggregateResultType is the result type of a call of the aggregate d
+// over args (Flink's rules, see the package function of the same name);
+// it is the one place an aggregate's result type is computed: the
+// validator and vectorized/agg.ResultType both read it.
+func (d *Definition) AggregateResultType(args []types.Type, grouped bool) (types.Type, error) {
+	if d.AggResult == nil {
+		return types.Type{}, fmt.Errorf("No match found for function signature %s", d.Name)
+	}
+	return d.AggResult(args, grouped)
+}
+
+// AggregateResultType infers the result type of the built-in aggregate
+// name (its definition's AggregateResultType) with Flink's rules. grouped is false for a global aggregate (no GROUP BY), where
 // every aggregate but COUNT may see no rows and so is nullable.
 //
 //	COUNT(*) / COUNT(x)           BIGINT NOT NULL
@@ -36,7 +71,14 @@ func IsAggregate(name string) bool { return aggregateNames[strings.ToUpper(name)
 //	                              as AVG, always nullable
 //	LISTAGG(STRING[, STRING])     STRING (nullable)
 func AggregateResultType(name string, args []types.Type, grouped bool) (types.Type, error) {
-	name = strings.ToUpper(name)
+	d, ok := BuiltinAggregate(name)
+	if !ok {
+		return types.Type{}, fmt.Errorf("No match found for function signature %s", strings.ToUpper(name))
+	}
+	return d.AggregateResultType(args, grouped)
+}
+
+func aggregateResultType(name string, args []types.Type, grouped bool) (types.Type, error) {
 	if name == "COUNT" {
 		return types.BigIntT.WithNullable(false), nil
 	}

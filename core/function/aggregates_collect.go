@@ -2,7 +2,6 @@ package function
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/tablerun/tablerun/core/types"
 )
@@ -49,21 +48,17 @@ func collectAggResultType(name string, args []types.Type) (types.Type, bool, err
 	return types.StringT.WithNullable(false), true, nil
 }
 
-func init() {
-	aggregateDocs["ARRAY_AGG"] = Doc{Summary: "Collects the input values, NULLs included, into an array in arrival order; NULL when there are no input rows.",
-		Args: "[ ALL | DISTINCT ] expression", Example: "ARRAY_AGG(product)"}
-	aggregateDocs["JSON_ARRAYAGG"] = Doc{Summary: "Builds a JSON array string of the non-NULL input values in arrival order (ABSENT ON NULL); '[]' when there are none.",
-		Args: "item [ { NULL | ABSENT } ON NULL ]", Example: "JSON_ARRAYAGG(product) → '[\"Apple\",\"Banana\"]'"}
-	aggregateDocs["PERCENTILE"] = Doc{Summary: "Returns the exact percentile of the numeric values at percentage (a literal in [0.0, 1.0], or an ARRAY of them for an ARRAY<DOUBLE> result), interpolating linearly between the two nearest values; frequency counts a row that many times. Rows with a NULL value or frequency, or a frequency below 1, are ignored; NULL without values.",
-		Args: "value, percentage [, frequency]", Example: "PERCENTILE(price, 0.5)"}
-	aggregateDocs["JSON_OBJECTAGG"] = Doc{Summary: "Builds a JSON object string from key-value pairs (NULL ON NULL), keys in sorted order; a key that occurs twice is an error.",
-		Args: "[KEY] key VALUE value [ { NULL | ABSENT } ON NULL ]", Example: "JSON_OBJECTAGG(KEY product VALUE cnt) → '{\"Apple\":2,\"Banana\":17}'"}
-}
-
 // AggregateArity returns how many arguments the built-in aggregate name
 // takes (COUNT(*) counts as zero): the validator checks calls with it.
 func AggregateArity(name string) (min, max int) {
-	switch strings.ToUpper(name) {
+	if d, ok := BuiltinAggregate(name); ok {
+		return d.MinArgs, d.MaxArgs
+	}
+	return 1, 1
+}
+
+func aggregateArity(name string) (min, max int) {
+	switch name {
 	case "COUNT":
 		return 0, 1
 	case "LISTAGG":

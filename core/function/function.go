@@ -85,6 +85,13 @@ type Definition struct {
 	Nondeterministic bool
 	// Doc is the documentation record shown by SHOW/DESCRIBE FUNCTION.
 	Doc Doc
+	// AggResult types a built-in aggregate (Kind Aggregate): the result
+	// type over the argument types; grouped is false for a global
+	// aggregate (no GROUP BY). Read it through AggregateResultType.
+	AggResult func(args []types.Type, grouped bool) (types.Type, error)
+	// MinArgs and MaxArgs bound a built-in aggregate's argument count
+	// (COUNT(*) counts as zero).
+	MinArgs, MaxArgs int
 	// Mergeable marks a user-defined aggregate function whose partial
 	// accumulators merge (it defines merge): it may run in two phases
 	// (LocalGroupAggregate → GlobalGroupAggregate), as Flink's rule for

@@ -48,3 +48,19 @@ func Builtin(name string) (*Definition, bool) {
 func Internal(name string, kind Kind) *Definition {
 	return &Definition{Name: name, Kind: kind, Nondeterministic: true}
 }
+
+// The built-in aggregates the planner synthesises calls to (the streaming
+// set operations' counts, the distinct split's final SUM, the decorrelated
+// IN's counts).
+var (
+	AggCount = builtinAggregate("COUNT")
+	AggSum   = builtinAggregate("SUM")
+)
+
+func builtinAggregate(name string) *Definition {
+	d, ok := builtinAggregates()[name]
+	if !ok {
+		panic(fmt.Sprintf("function: no built-in aggregate %q to synthesise calls to", name))
+	}
+	return d
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/tablerun/tablerun/core/function"
 )
 
 // Grouping sets (GROUP BY GROUPING SETS, ROLLUP, CUBE) are an Aggregate
@@ -16,6 +18,15 @@ import (
 // GROUPING_ID: computed from the grouping set a row belongs to, not from
 // the input rows.
 func IsGroupingCall(name string) bool { return name == "GROUPING" || name == "GROUPING_ID" }
+
+// The internal aggregate definitions: SINGLE_VALUE (a scalar subquery's
+// one row, Calcite's SqlSingleValueAggFunction) and the grouping
+// functions, which the grouping-sets rewrite computes from the expand id.
+var (
+	SingleValueDef = function.Internal("SINGLE_VALUE", function.Aggregate)
+	GroupingDef    = function.Internal("GROUPING", function.Aggregate)
+	GroupingIDDef  = function.Internal("GROUPING_ID", function.Aggregate)
+)
 
 // ExpandID is the expand id of a grouping set (positions in n group keys),
 // as Flink's ExpandUtil numbers it: bit n-1-k is set when key k is not in

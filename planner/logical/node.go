@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tablerun/tablerun/core/catalog"
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 )
 
@@ -136,6 +137,11 @@ type AggCall struct {
 	// User marks a user-defined aggregate function (Name is its registry
 	// key); Mergeable that its accumulators merge (two-phase capable).
 	User, Mergeable bool
+	// Def is the aggregate's resolved definition: a built-in's
+	// (function.BuiltinAggregate, function.AggCount, …), a user
+	// aggregate's, or an internal one (SingleValueDef, the grouping
+	// functions'). Its AggregateResultType gave T.
+	Def *function.Definition
 }
 
 // String prints the call as Flink's plans do: "SUM($1)", "COUNT(DISTINCT $0)".

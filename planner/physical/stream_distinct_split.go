@@ -240,12 +240,12 @@ func splitDistinct(g *GroupAggregate, bucketNum int) Node {
 		p.Alias = fmt.Sprintf("%s_%d", pin[bucketOf[dargs[group(a)]]].Name, j)
 		partial.Aggs = append(partial.Aggs, p)
 		partial.Out = append(partial.Out, types.Field{Name: p.Alias, Type: a.T})
-		name := strings.ToUpper(a.Name)
+		name, def := strings.ToUpper(a.Name), a.Def
 		sum0 := name == "COUNT"
 		if sum0 {
-			name = "SUM"
+			name, def = "SUM", function.AggSum
 		}
-		final.Aggs = append(final.Aggs, logical.AggCall{Name: name, Args: []int{len(keys) + j}, Filter: -1, T: a.T, Alias: a.Alias})
+		final.Aggs = append(final.Aggs, logical.AggCall{Name: name, Args: []int{len(keys) + j}, Filter: -1, T: a.T, Alias: a.Alias, Def: def})
 		final.Split.Sum0 = append(final.Split.Sum0, sum0)
 	}
 	final.Input = &Exchange{Input: partial, Keys: final.GroupKeys}

@@ -86,8 +86,8 @@ func streamSetOp(x *SetOp, l, r Node) Node {
 		union = &StreamUnion{Inputs: []Node{fuseCalc(lc), fuseCalc(rc)}, Out: ut}
 		aggOut = append(append(types.Schema(nil), cols...), types.Field{Name: "vcol_left_cnt", Type: bigint}, types.Field{Name: "vcol_right_cnt", Type: bigint})
 		agg = &GroupAggregate{Input: &Exchange{Input: union, Keys: keys}, GroupKeys: keys, Out: aggOut, Aggs: []logical.AggCall{
-			{Name: "COUNT", Args: []int{n}, Filter: -1, T: bigint, Alias: "vcol_left_cnt"},
-			{Name: "COUNT", Args: []int{n + 1}, Filter: -1, T: bigint, Alias: "vcol_right_cnt"},
+			{Name: "COUNT", Args: []int{n}, Filter: -1, T: bigint, Alias: "vcol_left_cnt", Def: function.AggCount},
+			{Name: "COUNT", Args: []int{n + 1}, Filter: -1, T: bigint, Alias: "vcol_right_cnt", Def: function.AggCount},
 		}}
 		lcnt, rcnt := ref(n, aggOut), ref(n+1, aggOut)
 		count = call(function.FnIf, bigint, call(function.OpGreater, boolT.WithNullable(false), lcnt, rcnt), rcnt, lcnt)
@@ -100,7 +100,7 @@ func streamSetOp(x *SetOp, l, r Node) Node {
 		union = &StreamUnion{Inputs: []Node{fuseCalc(lc), fuseCalc(rc)}, Out: ut}
 		aggOut = append(append(types.Schema(nil), cols...), types.Field{Name: "sum_vcol_marker", Type: bigint})
 		agg = &GroupAggregate{Input: &Exchange{Input: union, Keys: keys}, GroupKeys: keys, Out: aggOut, Aggs: []logical.AggCall{
-			{Name: "SUM", Args: []int{n}, Filter: -1, T: bigint, Alias: "sum_vcol_marker"},
+			{Name: "SUM", Args: []int{n}, Filter: -1, T: bigint, Alias: "sum_vcol_marker", Def: function.AggSum},
 		}}
 		count = ref(n, aggOut)
 		cond = call(function.OpGreater, boolT.WithNullable(false), count, lit(int64(0), bigint))

@@ -108,7 +108,11 @@ func (b *binder) aggCall(fc *ast.FunctionCall) (logical.Expr, error) {
 	} else if name != "COUNT" {
 		return nil, posErr(fc.Pos, "Only COUNT accepts * as argument")
 	}
-	if lo, hi := function.AggregateArity(name); name != "COUNT" && (len(args) < lo || len(args) > hi) {
+	def, ok := function.BuiltinAggregate(name)
+	if !ok {
+		return nil, posErr(fc.Pos, "No match found for function signature %s", name)
+	}
+	if lo, hi := def.MinArgs, def.MaxArgs; name != "COUNT" && (len(args) < lo || len(args) > hi) {
 		return nil, posErr(fc.Pos, "Invalid number of arguments to function '%s'. Was expecting %d arguments", name, lo)
 	}
 	if name == "COUNT" && len(args) == 0 && !fc.Star {
@@ -131,11 +135,11 @@ func (b *binder) aggCall(fc *ast.FunctionCall) (logical.Expr, error) {
 		}
 		filter = a.addPre(f)
 	}
-	t, err := function.AggregateResultType(name, ats, a.grouped)
+	t, err := def.AggregateResultType(ats, a.grouped)
 	if err != nil {
 		return nil, posErr(fc.Pos, "%s", err.Error())
 	}
-	call := logical.AggCall{Name: name, Args: idx, Distinct: fc.Distinct, Filter: filter, T: t}
+	call := logical.AggCall{Name: name, Args: idx, Distinct: fc.Distinct, Filter: filter, T: t, Def: def}
 	key := call.String() + ":" + t.String()
 	i, ok := a.aggKeys[key]
 	if !ok {

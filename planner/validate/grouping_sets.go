@@ -211,7 +211,11 @@ func (b *binder) groupingCall(fc *ast.FunctionCall) (logical.Expr, error) {
 		}
 		args[i] = k // keys are the first pre-aggregation columns
 	}
-	call := logical.AggCall{Name: name, Args: args, Filter: -1, T: bigint}
+	def := logical.GroupingDef
+	if name == "GROUPING_ID" {
+		def = logical.GroupingIDDef
+	}
+	call := logical.AggCall{Name: name, Args: args, Filter: -1, T: bigint, Def: def}
 	key := call.String() + ":" + bigint.String()
 	i, ok := a.aggKeys[key]
 	if !ok {

@@ -84,6 +84,7 @@ func checkRefs(t *testing.T, n logical.Node) {
 			require.Less(t, k, len(in))
 		}
 		for _, a := range x.Aggs {
+			require.NotNil(t, a.Def, "%s carries no definition in\n%s", a, logical.Explain(n))
 			for _, i := range a.Args {
 				require.Less(t, i, len(in))
 			}
@@ -102,6 +103,8 @@ func checkRefs(t *testing.T, n logical.Node) {
 			case *logical.ColumnRef:
 				require.Less(t, c.Index, len(in), "%s in %s", e, logical.Explain(n))
 				require.True(t, c.T.Equal(in[c.Index].Type), "ref %s type %s vs input %s in\n%s", c, c.T, in[c.Index].Type, logical.Explain(n))
+			case *logical.Call:
+				require.NotNil(t, c.Def, "%s carries no definition in\n%s", c, logical.Explain(n))
 			case *outerRef:
 				t.Fatalf("outer reference left in plan: %s", logical.Explain(n))
 			}

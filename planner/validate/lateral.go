@@ -363,7 +363,7 @@ func (b *binder) userAggCall(fc *ast.FunctionCall, def *function.Definition) (lo
 		}
 		filter = a.addPre(f)
 	}
-	call := logical.AggCall{Name: def.Name, Args: idx, Distinct: fc.Distinct, Filter: filter, T: t, User: true, Mergeable: def.Mergeable}
+	call := logical.AggCall{Name: def.Name, Args: idx, Distinct: fc.Distinct, Filter: filter, T: t, User: true, Mergeable: def.Mergeable, Def: def}
 	key := call.String() + ":" + t.String()
 	i, ok := a.aggKeys[key]
 	if !ok {

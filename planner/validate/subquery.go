@@ -168,7 +168,7 @@ func (b *binder) scalarSubquery(x *ast.ScalarSubquery) (logical.Expr, error) {
 			return nil, posErr(x.Pos, "Scalar subquery must return exactly one column, but returns %d", len(rs))
 		}
 		t := rs[0].Type.WithNullable(true)
-		agg := &logical.Aggregate{Input: sub, Aggs: []logical.AggCall{{Name: "SINGLE_VALUE", Args: []int{0}, Filter: -1, T: t, Alias: "$f0"}},
+		agg := &logical.Aggregate{Input: sub, Aggs: []logical.AggCall{{Name: "SINGLE_VALUE", Args: []int{0}, Filter: -1, T: t, Alias: "$f0", Def: logical.SingleValueDef}},
 			Out: types.Schema{{Name: "$f0", Type: t}}}
 		if b.agg != nil {
 			b.agg.deferred = append(b.agg.deferred, agg)
@@ -268,7 +268,7 @@ func (b *binder) correlatedScalar(x *ast.ScalarSubquery) (logical.Expr, error) {
 		t := rs[k].Type.WithNullable(true)
 		out = append(out, types.Field{Name: "$v", Type: t})
 		right = &logical.Aggregate{Input: right, GroupKeys: keys,
-			Aggs: []logical.AggCall{{Name: "SINGLE_VALUE", Args: []int{k}, Filter: -1, T: t, Alias: "$v"}}, Out: out}
+			Aggs: []logical.AggCall{{Name: "SINGLE_VALUE", Args: []int{k}, Filter: -1, T: t, Alias: "$v", Def: logical.SingleValueDef}}, Out: out}
 	}
 	// joined onto the current relation, or after aggregation onto the
 	// Aggregate's output (see attachment in subquery_value.go)

@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 
+	"github.com/tablerun/tablerun/core/function"
 	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/planner/ast"
 	"github.com/tablerun/tablerun/planner/logical"
@@ -101,8 +102,8 @@ func (b *binder) inSubqueryValue(x *ast.InSubquery) (logical.Expr, error) {
 		ck := types.Field{Name: "$ck", Type: notNull(types.BigIntT)}
 		cOut = append(cOut, cnt, ck)
 		c := &logical.Aggregate{Input: r, GroupKeys: keys, Aggs: []logical.AggCall{
-			{Name: "COUNT", Filter: -1, T: cnt.Type, Alias: cnt.Name},
-			{Name: "COUNT", Args: []int{k}, Filter: -1, T: ck.Type, Alias: ck.Name},
+			{Name: "COUNT", Filter: -1, T: cnt.Type, Alias: cnt.Name, Def: function.AggCount},
+			{Name: "COUNT", Args: []int{k}, Filter: -1, T: ck.Type, Alias: ck.Name, Def: function.AggCount},
 		}, Out: uniquify(cOut)}
 		ca := b.attach(c)
 		cond, err := ca.keyConds(okeys)

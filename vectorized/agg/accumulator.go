@@ -2,6 +2,8 @@ package agg
 
 import (
 	"fmt"
+	"github.com/tablerun/tablerun/core/function"
+	"github.com/tablerun/tablerun/core/types"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -77,86 +79,129 @@ const (
 )
 
 // ResultType returns Flink's result type of the aggregate function name
-// over arguments of argTypes: BIGINT for COUNT; for SUM the input type for
-// integers and floats and DECIMAL(38, s) for DECIMAL(p, s); for AVG the
-// input type for integers (truncated) and floats and DECIMAL(38, max(s, 6))
-// for DECIMAL(p, s); the input type for MIN and MAX.
+// over arguments of argTypes, or an error wrapping ErrNotSupported for a
+// combination the accumulators do not handle.
+//
+// The type is not computed here: it is the aggregate definition's
+// (function.Definition.AggregateResultType, the one the validator typed
+// the call with), over the Flink types of argTypes, mapped to Arrow. Only
+// Arrow types no Flink type maps to (unsigned integers, large strings,
+// other time units), which MIN, MAX, FIRST_VALUE, LAST_VALUE and COUNT
+// accept, keep their own type (BIGINT for COUNT).
 func ResultType(name string, argTypes []arrow.DataType) (arrow.DataType, error) {
 	name = strings.ToUpper(name)
+	if err := supported(name, argTypes); err != nil {
+		return nil, err
+	}
+	fname := name
+	if name == FuncCountStar {
+		fname = FuncCount
+	}
+	def, ok := function.BuiltinAggregate(fname)
+	if !ok {
+		return nil, fmt.Errorf("agg: aggregate function %s: %w", name, ErrNotSupported)
+	}
+	ft := make([]types.Type, len(argTypes))
+	for i, t := range argTypes {
+		f, err := types.FromArrow(t, true)
+		if err != nil {
+			// an executor-only Arrow type (supported checked the function)
+			if fname == FuncCount {
+				return arrow.PrimitiveTypes.Int64, nil
+			}
+			return t, nil
+		}
+		ft[i] = f
+	}
+	t, err := def.AggregateResultType(ft, true)
+	if err != nil {
+		return nil, fmt.Errorf("agg: %s(%s): %v: %w", name, typeList(argTypes), err, ErrNotSupported)
+	}
+	at, err := types.ArrowType(t)
+	if err != nil {
+		return nil, fmt.Errorf("agg: %s(%s) returning %s: %w", name, typeList(argTypes), t, ErrNotSupported)
+	}
+	return at, nil
+}
+
+// supported checks that the accumulators handle the aggregate name over
+// argTypes (the argument count and the Arrow types each one accepts).
+func supported(name string, argTypes []arrow.DataType) error {
+	notSupported := func() error {
+		if len(argTypes) == 1 && name != FuncListAgg {
+			return fmt.Errorf("agg: %s of %s: %w", name, argTypes[0], ErrNotSupported)
+		}
+		return fmt.Errorf("agg: %s(%s): %w", name, typeList(argTypes), ErrNotSupported)
+	}
+	one := func() error {
+		if len(argTypes) != 1 {
+			return fmt.Errorf("agg: %s takes one argument, got %d", name, len(argTypes))
+		}
+		return nil
+	}
 	switch name {
 	case FuncCountStar:
 		if len(argTypes) != 0 {
-			return nil, fmt.Errorf("agg: COUNT(*) takes no arguments, got %d", len(argTypes))
+			return fmt.Errorf("agg: COUNT(*) takes no arguments, got %d", len(argTypes))
 		}
-		return arrow.PrimitiveTypes.Int64, nil
+		return nil
 	case FuncCount:
-		if len(argTypes) == 0 {
-			return arrow.PrimitiveTypes.Int64, nil
-		}
 		for _, t := range argTypes {
 			if _, err := codecFor(t); err != nil {
-				return nil, fmt.Errorf("agg: COUNT of %s: %w", t, ErrNotSupported)
+				return fmt.Errorf("agg: COUNT of %s: %w", t, ErrNotSupported)
 			}
 		}
-		return arrow.PrimitiveTypes.Int64, nil
-	case FuncSum, FuncAvg, FuncMin, FuncMax:
-	case FuncStddevPop, FuncStddevSamp, FuncStddev, FuncVarPop, FuncVarSamp, FuncVariance: // stddev.go
-		if len(argTypes) != 1 {
-			return nil, fmt.Errorf("agg: %s takes one argument, got %d", name, len(argTypes))
-		}
-		if t, ok := statResultType(argTypes[0]); ok {
-			return t, nil
-		}
-		return nil, fmt.Errorf("agg: %s of %s: %w", name, argTypes[0], ErrNotSupported)
-	case FuncListAgg: // listagg.go
-		if !listAggTypesOK(argTypes) {
-			return nil, fmt.Errorf("agg: LISTAGG(%s): %w", typeList(argTypes), ErrNotSupported)
-		}
-		return arrow.BinaryTypes.String, nil
-	case FuncPercentile: // percentile.go
-		return percentileResultType(argTypes)
-	case FuncArrayAgg, FuncJSONArrayAgg, FuncJSONObjectAgg, FuncJSONArrayAggNullOnNull, FuncJSONObjectAggAbsentOnNull: // collect.go
-		t, _, err := collectResultType(name, argTypes)
-		return t, err
-	case FuncFirstValue, FuncLastValue: // first_last.go
-		if len(argTypes) != 1 {
-			return nil, fmt.Errorf("agg: %s takes one argument, got %d", name, len(argTypes))
-		}
-		if t, ok := firstLastType(argTypes[0]); ok {
-			return t, nil
-		}
-		return nil, fmt.Errorf("agg: %s of %s: %w", name, argTypes[0], ErrNotSupported)
-	default:
-		return nil, fmt.Errorf("agg: aggregate function %s: %w", name, ErrNotSupported)
-	}
-	if len(argTypes) != 1 {
-		return nil, fmt.Errorf("agg: %s takes one argument, got %d", name, len(argTypes))
-	}
-	t := argTypes[0]
-	switch name {
+		return nil
 	case FuncSum, FuncAvg:
-		switch t.ID() {
-		case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64:
-			return t, nil
-		case arrow.DECIMAL128:
-			s := t.(*arrow.Decimal128Type).Scale
-			if name == FuncAvg {
-				s = max(s, 6)
-			}
-			return &arrow.Decimal128Type{Precision: 38, Scale: s}, nil
+		if err := one(); err != nil {
+			return err
 		}
-	default:
-		switch t.ID() {
+		switch argTypes[0].ID() {
+		case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128:
+			return nil
+		}
+		return notSupported()
+	case FuncMin, FuncMax:
+		if err := one(); err != nil {
+			return err
+		}
+		switch argTypes[0].ID() {
 		case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
 			arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
 			arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128, arrow.BOOL,
 			arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY,
 			arrow.DATE32, arrow.DATE64, arrow.TIME32, arrow.TIME64,
 			arrow.TIMESTAMP, arrow.DURATION:
-			return t, nil
+			return nil
 		}
+		return notSupported()
+	case FuncStddevPop, FuncStddevSamp, FuncStddev, FuncVarPop, FuncVarSamp, FuncVariance: // stddev.go
+		if err := one(); err != nil {
+			return err
+		}
+		if !statSupported(argTypes[0]) {
+			return notSupported()
+		}
+		return nil
+	case FuncListAgg: // listagg.go
+		if !listAggTypesOK(argTypes) {
+			return notSupported()
+		}
+		return nil
+	case FuncPercentile: // percentile.go
+		return percentileSupported(argTypes)
+	case FuncArrayAgg, FuncJSONArrayAgg, FuncJSONObjectAgg, FuncJSONArrayAggNullOnNull, FuncJSONObjectAggAbsentOnNull: // collect.go
+		return collectSupported(name, argTypes)
+	case FuncFirstValue, FuncLastValue: // first_last.go
+		if err := one(); err != nil {
+			return err
+		}
+		if !firstLastSupported(argTypes[0]) {
+			return notSupported()
+		}
+		return nil
 	}
-	return nil, fmt.Errorf("agg: %s of %s: %w", name, t, ErrNotSupported)
+	return fmt.Errorf("agg: aggregate function %s: %w", name, ErrNotSupported)
 }
 
 // NewAccumulator returns the accumulator of the aggregate function name

@@ -49,38 +49,23 @@ func collectBase(name string) (base string, nullOnNull bool) {
 	return name, false
 }
 
-// collectResultType returns the Arrow result type of a collecting
-// aggregate; ok is false for other names.
-func collectResultType(name string, argTypes []arrow.DataType) (arrow.DataType, bool, error) {
+// collectSupported checks the argument types of a collecting aggregate
+// (the result type is the definition's, see ResultType).
+func collectSupported(name string, argTypes []arrow.DataType) error {
 	name, _ = collectBase(name)
 	want := map[string]int{FuncArrayAgg: 1, FuncJSONArrayAgg: 1, FuncJSONObjectAgg: 2}[name]
-	if want == 0 {
-		return nil, false, nil
-	}
 	if len(argTypes) != want {
-		return nil, true, fmt.Errorf("agg: %s takes %d arguments, got %d", name, want, len(argTypes))
+		return fmt.Errorf("agg: %s takes %d arguments, got %d", name, want, len(argTypes))
 	}
-	ft := make([]types.Type, len(argTypes))
-	for i, t := range argTypes {
-		f, err := types.FromArrow(t, true)
-		if err != nil {
-			return nil, true, fmt.Errorf("agg: %s of %s: %w", name, t, ErrNotSupported)
-		}
-		ft[i] = f
-	}
-	switch name {
-	case FuncArrayAgg:
-		at, err := types.ArrowType(types.ArrayOf(ft[0]))
-		if err != nil {
-			return nil, true, fmt.Errorf("agg: %s of %s: %w", name, argTypes[0], ErrNotSupported)
-		}
-		return at, true, nil
-	case FuncJSONObjectAgg:
-		if argTypes[0].ID() != arrow.STRING {
-			return nil, true, fmt.Errorf("agg: %s with key %s: %w", name, argTypes[0], ErrNotSupported)
+	for _, t := range argTypes {
+		if _, err := types.FromArrow(t, true); err != nil {
+			return fmt.Errorf("agg: %s of %s: %w", name, t, ErrNotSupported)
 		}
 	}
-	return arrow.BinaryTypes.String, true, nil
+	if name == FuncJSONObjectAgg && argTypes[0].ID() != arrow.STRING {
+		return fmt.Errorf("agg: %s with key %s: %w", name, argTypes[0], ErrNotSupported)
+	}
+	return nil
 }
 
 // collectAgg keeps every group's items: ARRAY_AGG the values themselves,
@@ -100,7 +85,7 @@ type collectAgg struct {
 }
 
 func newCollectAgg(name string, argTypes []arrow.DataType) (*collectAgg, error) {
-	res, _, err := collectResultType(name, argTypes)
+	res, err := ResultType(name, argTypes)
 	if err != nil {
 		return nil, err
 	}

@@ -49,12 +49,11 @@ func newFirstLast(t arrow.DataType, last, retract bool) (*firstLast, error) {
 	return f, nil
 }
 
-// firstLastType returns the result type (the argument's) when supported.
-func firstLastType(t arrow.DataType) (arrow.DataType, bool) {
-	if _, err := valueEncoder(t); err != nil {
-		return nil, false
-	}
-	return t, true
+// firstLastSupported reports an argument type FIRST_VALUE and LAST_VALUE
+// handle (the result type is the argument's, see ResultType).
+func firstLastSupported(t arrow.DataType) bool {
+	_, err := valueEncoder(t)
+	return err == nil
 }
 
 func (f *firstLast) entry(a arrow.Array, i int) (*flEntry, error) {

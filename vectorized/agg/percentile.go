@@ -9,8 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/tablerun/tablerun/core/types"
 )
 
 // FuncPercentile is PERCENTILE(value, percentage [, frequency]) (Flink's
@@ -33,21 +31,22 @@ func integerArrow(t arrow.DataType) bool {
 	return false
 }
 
-// percentileResultType returns DOUBLE, or ARRAY<DOUBLE> for an array of
-// percentages.
-func percentileResultType(argTypes []arrow.DataType) (arrow.DataType, error) {
+// percentileSupported checks PERCENTILE's argument types: a numeric value,
+// a numeric percentage or an array of them, an integer frequency (the
+// result, DOUBLE or ARRAY<DOUBLE>, is the definition's, see ResultType).
+func percentileSupported(argTypes []arrow.DataType) error {
 	if len(argTypes) < 2 || len(argTypes) > 3 || !numericArrow(argTypes[0]) ||
 		(len(argTypes) == 3 && !integerArrow(argTypes[2])) {
-		return nil, fmt.Errorf("agg: PERCENTILE(%s): %w", typeList(argTypes), ErrNotSupported)
+		return fmt.Errorf("agg: PERCENTILE(%s): %w", typeList(argTypes), ErrNotSupported)
 	}
 	p := argTypes[1]
 	if numericArrow(p) {
-		return arrow.PrimitiveTypes.Float64, nil
+		return nil
 	}
 	if l, ok := p.(*arrow.ListType); ok && numericArrow(l.Elem()) {
-		return types.ArrowType(types.ArrayOf(types.DoubleT))
+		return nil
 	}
-	return nil, fmt.Errorf("agg: PERCENTILE(%s): %w", typeList(argTypes), ErrNotSupported)
+	return fmt.Errorf("agg: PERCENTILE(%s): %w", typeList(argTypes), ErrNotSupported)
 }
 
 // numAt reads a numeric array's value at i as float64.
@@ -84,7 +83,7 @@ type percentile struct {
 }
 
 func newPercentile(argTypes []arrow.DataType) (*percentile, error) {
-	res, err := percentileResultType(argTypes)
+	res, err := ResultType(FuncPercentile, argTypes)
 	if err != nil {
 		return nil, err
 	}

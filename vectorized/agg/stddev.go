@@ -30,16 +30,15 @@ func isStatFunc(name string) bool {
 	return false
 }
 
-// statResultType is the result type of the variance family: the input type
-// for integers and floats, DECIMAL(38, max(s, 6)) for DECIMAL(p, s).
-func statResultType(t arrow.DataType) (arrow.DataType, bool) {
+// statSupported reports the argument types of the variance family
+// (integers, floats, DECIMAL; the result type is the definition's, see
+// ResultType).
+func statSupported(t arrow.DataType) bool {
 	switch t.ID() {
-	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64:
-		return t, true
-	case arrow.DECIMAL128:
-		return &arrow.Decimal128Type{Precision: 38, Scale: max(t.(*arrow.Decimal128Type).Scale, 6)}, true
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128:
+		return true
 	}
-	return nil, false
+	return false
 }
 
 // statAcc is STDDEV_POP, STDDEV_SAMP, VAR_POP and VAR_SAMP, computed as
