@@ -50,10 +50,10 @@ func nullAwareWindowJoin(x *HashJoin, conv []Node) (Node, bool, error) {
 	boolT := types.BooleanT.WithNullable(false)
 	a := &logical.ColumnRef{Index: l0, Name: ls[l0].Name, T: ls[l0].Type}
 	c := &logical.ColumnRef{Index: nLeft + r0, Name: rs[r0].Name, T: rs[r0].Type}
-	blocks := &logical.Call{Name: "OR", T: boolT, Args: []logical.Expr{
-		&logical.Call{Name: "IS NULL", T: boolT, Args: []logical.Expr{a}},
-		&logical.Call{Name: "IS NULL", T: boolT, Args: []logical.Expr{c}},
-		&logical.Call{Name: "=", T: types.BooleanT, Args: []logical.Expr{a, c}}}}
+	blocks := logical.NewCall(function.OpOr, boolT,
+		logical.NewCall(function.OpIsNull, boolT, a),
+		logical.NewCall(function.OpIsNull, boolT, c),
+		logical.NewCall(function.OpEquals, types.BooleanT, a, c))
 	anti := *x
 	anti.NullAwareAnti = false
 	anti.LeftKeys, anti.RightKeys = x.LeftKeys[1:], x.RightKeys[1:]
