@@ -51,13 +51,15 @@ var (
 		"Flink runs JAVA, SCALA and PYTHON functions: port the function to Python (python.files) or Java"}
 	ExtInlineFunction = Extension{"inline function bodies (`RETURNS … LANGUAGE PYTHON AS $$ … $$`)",
 		"PyFlink registers a function of a Python file: SET 'python.files' = 'udfs.py'; CREATE TEMPORARY FUNCTION f AS 'udfs.f' LANGUAGE PYTHON"}
+	ExtReservedNames = Extension{"reserved words as names",
+		"Flink's parser refuses a reserved word as an unquoted name: write it in backticks"}
 )
 
 // Extensions lists every extension the check knows; a test checks that it
 // is the README's extensions table, row for row.
 var Extensions = []Extension{
 	ExtValuesData, ExtFlightSQL, ExtArrowFormat, ExtInferredColumns, ExtCSVHeader, ExtNexmark, ExtOptions, ExtFileCatalog,
-	ExtShowEffective, ExtExplainAnalyze, ExtJavaScript, ExtInlineFunction,
+	ExtShowEffective, ExtExplainAnalyze, ExtJavaScript, ExtInlineFunction, ExtReservedNames,
 }
 
 // Finding is one thing that will not run on Flink, at a line and column of
@@ -111,6 +113,7 @@ func Check(script string, opts Options) ([]Finding, error) {
 		}
 		c.st = st
 		c.statement(node)
+		c.reservedNames()
 	}
 	sort.SliceStable(c.out, func(i, j int) bool {
 		if c.out[i].Line != c.out[j].Line {
@@ -185,6 +188,18 @@ var (
 	bodyRE       = regexp.MustCompile(`(?i)\bAS\s+\$\$`)
 	keyRE        = func(key string) *regexp.Regexp { return regexp.MustCompile(`'` + regexp.QuoteMeta(key) + `'`) }
 )
+
+// reservedNames adds the unquoted names of the statement that Flink's
+// parser reserves (`value`, `user`, `year`, `count` …).
+func (c *checker) reservedNames() {
+	names, err := parser.ReservedNames(c.st.Text)
+	if err != nil {
+		return // it parsed as a statement a moment ago
+	}
+	for _, w := range names {
+		c.add(ast.Pos{Line: w.Line, Col: w.Col}, fmt.Sprintf("name %s, a reserved word in Flink (write `%s`)", w.Text, w.Text), &ExtReservedNames)
+	}
+}
 
 func (c *checker) statement(node ast.Statement) {
 	switch s := node.(type) {

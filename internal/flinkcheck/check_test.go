@@ -1,6 +1,7 @@
 package flinkcheck
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -103,5 +104,35 @@ CREATE TABLE k (a INT) WITH ('connector' = 'filesystem', 'path' = '/d', 'format'
 		"1:1: table p declares no columns (tablerun reads them from its files) (tablerun extension " + ExtInferredColumns.Name + "): " + ExtInferredColumns.Flink,
 		"2:1: table c declares no columns (tablerun reads them from its files) (tablerun extension " + ExtInferredColumns.Name + "): " + ExtInferredColumns.Flink,
 		"2:83: option 'csv.header' (tablerun extension `'csv.header'`): " + ExtCSVHeader.Flink,
+	}, got)
+}
+
+// TestCheckReservedNames: unquoted names that are reserved words of
+// Flink's parser (each position here is one Flink 2.3 refuses with
+// "Encountered …") are reported; quoted ones, function names (COUNT(*),
+// YEAR(d)) and keywords are not.
+func TestCheckReservedNames(t *testing.T) {
+	script := "CREATE TABLE t (`value` INT, `user` STRING, ts TIMESTAMP(3));\n" +
+		"CREATE TABLE u (value INT, year INT, r ROW<count INT>) WITH ('connector' = 'datagen');\n" +
+		"SELECT value AS `count`, COUNT(*) AS cnt, YEAR(CURRENT_DATE) FROM u GROUP BY value;\n" +
+		"SELECT t.value, x.count FROM (SELECT 1 AS count) x, u AS t;\n" +
+		"SELECT * FROM u date;"
+	fs, err := Check(script, Options{})
+	require.NoError(t, err)
+	var got []string
+	for _, f := range fs {
+		require.Equal(t, &ExtReservedNames, f.Ext)
+		got = append(got, fmt.Sprintf("%d:%d %s", f.Line, f.Col, f.What))
+	}
+	require.Equal(t, []string{
+		"2:17 name value, a reserved word in Flink (write `value`)",
+		"2:28 name year, a reserved word in Flink (write `year`)",
+		"2:44 name count, a reserved word in Flink (write `count`)",
+		"3:8 name value, a reserved word in Flink (write `value`)",
+		"3:78 name value, a reserved word in Flink (write `value`)",
+		"4:10 name value, a reserved word in Flink (write `value`)",
+		"4:19 name count, a reserved word in Flink (write `count`)",
+		"4:43 name count, a reserved word in Flink (write `count`)",
+		"5:17 name date, a reserved word in Flink (write `date`)",
 	}, got)
 }

@@ -273,7 +273,9 @@ func (p *parser) parsePostfix() (ast.Expr, error) {
 			e = &ast.Index{Pos: e.Position(), Expr: e, Index: idx}
 		case p.isOp(".") && (p.peekAt(1).kind == tIdent || p.peekAt(1).kind == tQIdent):
 			p.p++
-			e = &ast.FieldAccess{Pos: e.Position(), Expr: e, Field: p.advance().text}
+			t := p.advance()
+			p.noteName(t)
+			e = &ast.FieldAccess{Pos: e.Position(), Expr: e, Field: t.text}
 		default:
 			return e, nil
 		}
@@ -501,13 +503,20 @@ func (p *parser) parsePrimary() (ast.Expr, error) {
 // call's argument list.
 func (p *parser) parseNameOrCall() (ast.Expr, error) {
 	pos := p.tok().pos
-	parts := []string{p.advance().text}
+	toks := []token{p.advance()}
 	for p.isOp(".") && isIdentTok(p.peekAt(1)) {
 		p.p++
-		parts = append(parts, p.advance().text)
+		toks = append(toks, p.advance())
+	}
+	parts := make([]string, len(toks))
+	for i, t := range toks {
+		parts[i] = t.text
 	}
 	if p.isOp("(") {
 		return p.parseCallArgs(pos, ast.ObjectName{Parts: parts})
+	}
+	for _, t := range toks { // a column (or table) name, not a function's
+		p.noteName(t)
 	}
 	return &ast.Identifier{Pos: pos, Parts: parts}, nil
 }

@@ -41,6 +41,9 @@ type parser struct {
 	// afterParens[i] is the index of the first token at or after i that
 	// is not "(", so that lookahead over nested parentheses is O(1).
 	afterParens []int
+	// flinkNames are the names that are reserved words in Flink
+	// (noteName, ReservedNames).
+	flinkNames []Word
 }
 
 func newParser(src string) (*parser, error) {
@@ -264,6 +267,7 @@ func (p *parser) ident() (string, error) {
 		return "", p.errUnexpected(simpleIdentifierTokens...)
 	}
 	p.p++
+	p.noteName(t)
 	return t.text, nil
 }
 
@@ -276,7 +280,9 @@ func (p *parser) objectName() (ast.ObjectName, error) {
 	parts := []string{first}
 	for p.isOp(".") && isIdentTok(p.peekAt(1)) {
 		p.p++
-		parts = append(parts, p.advance().text)
+		t := p.advance()
+		p.noteName(t)
+		parts = append(parts, t.text)
 	}
 	if p.isOp(".") {
 		p.p++

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -323,4 +324,22 @@ func TestKeywordsAsIdentifiers(t *testing.T) {
 			require.NoError(t, err)
 		})
 	}
+}
+
+// TestReservedNames: the names Flink's parser reserves are recorded in
+// every name position, with their place; quoted names, function names and
+// the grammar's keywords are not.
+func TestReservedNames(t *testing.T) {
+	names, err := ReservedNames("SELECT value, t.year, COUNT(*) AS `count`, YEAR(d) FROM (SELECT 1 AS value) AS t(d) GROUP BY value")
+	require.NoError(t, err)
+	var got []string
+	for _, w := range names {
+		got = append(got, fmt.Sprintf("%s@%d:%d", w.Text, w.Line, w.Col))
+	}
+	require.Equal(t, []string{"value@1:8", "year@1:17", "value@1:70", "value@1:94"}, got)
+	names, err = ReservedNames("CREATE TABLE `user` (`value` INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) COMMENT 'x'")
+	require.NoError(t, err)
+	require.Empty(t, names)
+	_, err = ReservedNames("SELECT FROM")
+	require.Error(t, err)
 }

@@ -409,7 +409,9 @@ func (p *parser) selectItem() (ast.SelectItem, error) {
 		}
 		it.Alias, err = p.ident()
 	} else if p.canAlias() {
-		it.Alias = p.advance().text
+		t := p.advance()
+		p.noteName(t)
+		it.Alias = t.text
 	}
 	return it, err
 }
@@ -423,7 +425,9 @@ func (p *parser) alias() (string, []string, error) {
 			return "", nil, err
 		}
 	} else if p.canAlias() {
-		name = p.advance().text
+		t := p.advance()
+		p.noteName(t)
+		name = t.text
 	} else {
 		return "", nil, nil
 	}
