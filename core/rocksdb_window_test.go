@@ -2,7 +2,11 @@ package core
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -85,4 +89,67 @@ func TestRocksDBWindowJoinMatchesHashMap(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSavepointMovesWindowsBetweenBackends: a window aggregate and a
+// window join stopped with a savepoint under one backend continue under
+// the other (the savepoint is the canonical "windows" / "left" and
+// "right" parts whatever the backend).
+func TestSavepointMovesWindowsBetweenBackends(t *testing.T) {
+	join := append(windowTables(24000),
+		`CREATE TABLE src2 (id BIGINT, k AS MOD(id * 104729, 400), ts AS TO_TIMESTAMP_LTZ(1700000000000 + id * 10, 3),
+			WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'datagen',
+			'rows-per-second' = '20000', 'number-of-rows' = '24000',
+			'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '24000')`)
+	joinInsert := `INSERT INTO snk SELECT CONCAT(COALESCE(CAST(L.id AS STRING), '-'), '/', COALESCE(CAST(R.id AS STRING), '-')), L.k, R.id
+		FROM (SELECT * FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '2' SECOND))) L
+		FULL JOIN (SELECT * FROM TABLE(TUMBLE(TABLE src2, DESCRIPTOR(ts), INTERVAL '2' SECOND))) R
+		ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.k = R.k`
+	for _, dirs := range [][2]string{{"hashmap", "rocksdb"}, {"rocksdb", "hashmap"}} {
+		for _, q := range []struct {
+			name, insert string
+			tables       []string
+		}{{"HOP", windowInserts[1].insert, windowTables(24000)}, {"window join", joinInsert, join}} {
+			t.Run(dirs[0]+" to "+dirs[1]+"/"+q.name, func(t *testing.T) { testSavepointMoveOf(t, q.tables, q.insert, dirs[0], dirs[1]) })
+		}
+	}
+}
+
+func testSavepointMoveOf(t *testing.T, tables []string, insert, from, to string) {
+	dir := t.TempDir()
+	want := upsertMaterialize(t, runTo(t, tables, insert))
+	env := NewTableEnvironment(InStreamingMode())
+	out := &lockedBuffer{}
+	env.SetOutput(out, out)
+	for _, s := range append(tables,
+		"SET 'state.backend.type' = '"+from+"'",
+		"SET 'io.tmp.dirs' = '"+filepath.Join(dir, "tmp")+"'",
+		"SET 'table.dml-sync' = 'false'",
+		"SET 'execution.checkpointing.interval' = '50 ms'",
+		"SET 'execution.checkpointing.dir' = '"+filepath.Join(dir, "chk")+"'",
+		"SET 'execution.checkpointing.savepoint-dir' = '"+filepath.Join(dir, "sp")+"'") {
+		exec(t, env, s)
+	}
+	res := exec(t, env, insert)
+	require.True(t, res.Submitted())
+	time.Sleep(500 * time.Millisecond)
+	stopped := exec(t, env, "STOP JOB '"+res.JobID()+"' WITH SAVEPOINT")
+	path := strings.TrimPrefix(fmt.Sprint(stopped.Rows()[0][0]), "file:")
+	md, err := os.ReadFile(filepath.Join(path, "_metadata"))
+	require.NoError(t, err)
+	require.NotContains(t, string(md), `"files"`, "a savepoint holds no store files")
+	first := out.String()
+	require.NotEmpty(t, upsertMaterialize(t, first), "nothing fired before the savepoint")
+
+	again := NewTableEnvironment(InStreamingMode())
+	out2 := &lockedBuffer{}
+	again.SetOutput(out2, out2)
+	for _, s := range append(tables,
+		"SET 'state.backend.type' = '"+to+"'",
+		"SET 'io.tmp.dirs' = '"+filepath.Join(dir, "tmp")+"'",
+		"SET 'execution.savepoint.path' = '"+path+"'") {
+		exec(t, again, s)
+	}
+	exec(t, again, insert)
+	require.Equal(t, want, upsertMaterialize(t, first+out2.String()))
 }
