@@ -78,9 +78,29 @@ func (c *Call) Definition() (*function.Definition, error) {
 		if d, ok := function.Builtin(c.Name); ok {
 			return d, nil
 		}
-		return nil, fmt.Errorf("No match found for function signature %s (internal error: the call carries no resolved function definition)", c.Name)
+		return nil, unresolved(c)
 	}
 	return c.Def, nil
+}
+
+func unresolved(c *Call) error {
+	return fmt.Errorf("No match found for function signature %s (internal error: the call carries no resolved function definition)", c.Name)
+}
+
+// CheckResolved returns the internal error of the first call in e that
+// carries no definition, or nil. vectorized/build checks every expression
+// of a plan with it before compiling, so a planner path that synthesises
+// a call without its definition fails (the transitional fallback of
+// Definition serves only tests that build calls by hand).
+func CheckResolved(e Expr) error {
+	var err error
+	Walk(e, func(x Expr) bool {
+		if c, ok := x.(*Call); ok && c.Def == nil && err == nil {
+			err = unresolved(c)
+		}
+		return err == nil
+	})
+	return err
 }
 
 // Cast converts Arg to T. Try is TRY_CAST: a failing conversion yields NULL

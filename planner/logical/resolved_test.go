@@ -61,3 +61,13 @@ func TestEvalUsesCarriedDefinition(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int32(42), v)
 }
+
+// TestCheckResolved names the first call without a definition, however
+// deep, and accepts an expression whose calls all carry one.
+func TestCheckResolved(t *testing.T) {
+	b := types.BooleanT
+	x := &ColumnRef{Index: 0, T: b}
+	require.NoError(t, CheckResolved(And(x, NewCall(function.OpIsNull, b, x))))
+	bad := And(x, NewCall(function.OpOr, b, x, &Call{Name: "IS NULL", Args: []Expr{x}, T: b}))
+	require.EqualError(t, CheckResolved(bad), "No match found for function signature IS NULL (internal error: the call carries no resolved function definition)")
+}

@@ -78,3 +78,16 @@ func builtinDef(name string) *function.Definition {
 	d, _ := function.Builtin(name)
 	return d
 }
+
+// A plan with a call that carries no definition does not build: the
+// builder's check names the function (no lookup by name behind it).
+func TestBuildRejectsUnresolvedCall(t *testing.T) {
+	env := &Env{Functions: function.Builtins(), Eval: &function.EvalContext{Loc: time.UTC, Now: time.Unix(0, 0)}}
+	k := &logical.ColumnRef{Index: 0, Name: "k", T: types.BigIntT}
+	one := &logical.Literal{Value: int64(1), T: types.BigIntT.WithNullable(false)}
+	calc := &physical.Calc{Input: values(kvRows),
+		Projection: []logical.Expr{&logical.Call{Name: "+", Args: []logical.Expr{k, one}, T: types.BigIntT}},
+		Out:        types.Schema{{Name: "k1", Type: types.BigIntT}}}
+	_, err := collectRows(t, calc, env)
+	require.ErrorContains(t, err, "No match found for function signature + (internal error")
+}
