@@ -145,7 +145,11 @@ func (e *TableEnvironment) describeCatalog(s *ast.DescribeCatalog) (*TableResult
 	res := &TableResult{kind: SuccessWithContent, schema: types.Schema{
 		{Name: "info name", Type: types.StringT}, {Name: "info value", Type: types.StringT},
 	}}
-	res.rows = [][]any{{"name", s.Name}, {"type", info.Options["type"]}, {"comment", info.Comment}}
+	var comment any // NULL without a comment, as Flink (printed empty)
+	if info.Comment != "" {
+		comment = info.Comment
+	}
+	res.rows = [][]any{{"name", s.Name}, {"type", info.Options["type"]}, {"comment", comment}}
 	if s.Extended {
 		keys := make([]string, 0, len(info.Options))
 		for k := range info.Options {

@@ -226,3 +226,12 @@ func (b *binder) groupingCall(fc *ast.FunctionCall) (logical.Expr, error) {
 	}
 	return &logical.ColumnRef{Index: len(a.groupKeys) + i, Name: a.aggs[i].Alias, T: bigint}, nil
 }
+
+// groupedRows reports whether every group of the aggregation has at least
+// one input row, which makes SUM, MAX, … of a NOT NULL argument NOT NULL:
+// a GROUP BY with keys and without grouping sets, or with several sets
+// (Flink's Expand groups by the set's id too, so even the () set gives no
+// row for an empty input); not a global aggregation (GROUP BY () alone).
+func groupedRows(groups []logical.Expr, sets [][]int) bool {
+	return len(groups) > 0 && (!hasEmptySet(sets) || len(sets) > 1)
+}

@@ -359,7 +359,7 @@ func (v *Validator) planSelect(sel *ast.Select, order []ast.OrderItem, limit fun
 		if err != nil {
 			return nil, err
 		}
-		actx = newAggCtx(src, groups, gnames, len(groups) > 0 && !hasEmptySet(sets))
+		actx = newAggCtx(src, groups, gnames, groupedRows(groups, sets)) // grouping_sets.go
 		actx.setGroupSets(sets)
 		post = &binder{v: v, sc: sc, env: e, agg: actx}
 	} else {
