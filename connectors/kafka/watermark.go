@@ -38,9 +38,10 @@ type splitWatermarks struct {
 	wm      []int64 // by partition index: the maximum row watermark so far
 	last    []time.Time
 	idle    []bool
-	rowPart []int32 // the partition of every decoded row not emitted yet
-	emitted int64   // the last watermark emitted
-	idleOut bool    // Idle was emitted (every partition idle)
+	rowPart []int32   // the partition of every decoded row not emitted yet
+	emitted int64     // the last watermark emitted
+	start   time.Time // when the watermark was pushed (an instance without partitions is idle after the timeout)
+	idleOut bool      // Idle was emitted (every partition idle)
 }
 
 var _ interface {
@@ -55,7 +56,7 @@ func (s *Source) PushWatermark(eval func(rec arrow.RecordBatch) (arrow.Array, er
 	if s.cfg.WatermarkIdleSet {
 		idleTimeout = s.cfg.WatermarkIdle
 	}
-	s.wms = &splitWatermarks{eval: eval, timeout: idleTimeout, index: map[TopicPartition]int32{}, emitted: math.MinInt64}
+	s.wms = &splitWatermarks{eval: eval, timeout: idleTimeout, index: map[TopicPartition]int32{}, emitted: math.MinInt64, start: time.Now()}
 	return nil
 }
 
@@ -171,7 +172,11 @@ func (w *splitWatermarks) emit(ctx context.Context, out vectorized.Collector, do
 		lo = min(lo, w.wm[i])
 	}
 	if !open {
-		if anyIdle && !w.idleOut {
+		// An instance that owns no partition (more instances than
+		// partitions) is idle after the timeout too, as Flink's reader
+		// without splits is with an idleness timeout.
+		none := len(w.parts) == 0 && w.timeout > 0 && time.Since(w.start) >= w.timeout
+		if (anyIdle || none) && !w.idleOut {
 			w.idleOut = true
 			return out.EmitMarker(ctx, vectorized.Marker{Kind: vectorized.Idle})
 		}

@@ -79,9 +79,10 @@ func TestWatermarkPerPartitionIdle(t *testing.T) {
 	want := []string{`{"ws":"2024-01-01 00:00:00.000","cnt":3}`}
 	require.Equal(t, want, run([]string{"'scan.watermark.idle-timeout' = '1 s'"}))
 	require.Equal(t, want, run(nil, "SET 'table.exec.source.idle-timeout' = '1 s'"))
-	// two source instances: the exchange takes the minimum over them, and
-	// an instance whose partitions are all idle is idle
-	require.Equal(t, want, run([]string{"'scan.watermark.idle-timeout' = '1 s'"}, "SET 'table.exec.resource.default-parallelism' = '2'"))
+	// four source instances: the exchange takes the minimum over them; an
+	// instance whose partitions are all idle is idle, and so is the one
+	// that owns no partition
+	require.Equal(t, want, run([]string{"'scan.watermark.idle-timeout' = '1 s'"}, "SET 'table.exec.resource.default-parallelism' = '4'"))
 }
 
 // Rows of a partition that lags behind another are not late: the
