@@ -63,6 +63,7 @@ func (c *Coordinator) Finish(task TaskID, write func(w vectorized.StateWriter) e
 			if len(p.acks) == len(c.tasks) {
 				p.completing = true
 				p.timer.Stop()
+				c.finals.Add(1) // finalize's Done (Stop waits for it)
 				go c.finalize(p)
 			}
 		}
