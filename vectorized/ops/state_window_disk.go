@@ -26,9 +26,9 @@ import (
 // (agg.Merger.Merge into the empty group, an exact copy) before the batch
 // updates them, so a group goes on from its state as on the heap. When
 // the cache outgrows its share of the memory budget
-// (taskmanager.memory.managed.size), and at every checkpoint barrier,
-// every cached window goes to the store in one write batch and the cache
-// starts empty. When the watermark passes a window's end, its stored
+// (taskmanager.memory.managed.size), every cached window goes to the
+// store in one write batch and the cache starts empty; a checkpoint
+// barrier writes them too but keeps the cache. When the watermark passes a window's end, its stored
 // groups are read (one range per key group, the key groups without rows
 // skipped by seeking), the cached ones replace theirs, and the window
 // fires as on the heap; its ranges are then deleted (range deletes).
@@ -245,9 +245,11 @@ func (d *windowDisk) spill(win [2]int64, w cachedWindow, b *diskstate.Batch) err
 }
 
 // spillAll writes the cached windows (wins, by end then start) into the
-// store in one write batch and starts the next spill; the caller empties
+// store in one write batch. keep: the cache stays (a checkpoint barrier:
+// the cached groups and their stored rows are equal, the cache still
+// replaces them); otherwise the next spill starts and the caller empties
 // its cache.
-func (d *windowDisk) spillAll(wins [][2]int64, get func([2]int64) cachedWindow) error {
+func (d *windowDisk) spillAll(wins [][2]int64, get func([2]int64) cachedWindow, keep bool) error {
 	if len(wins) == 0 {
 		return nil
 	}
@@ -261,9 +263,11 @@ func (d *windowDisk) spillAll(wins [][2]int64, get func([2]int64) cachedWindow) 
 	if err := b.Commit(); err != nil {
 		return err
 	}
-	clear(d.loaded)
-	d.epoch++
-	d.evictions++
+	if !keep {
+		clear(d.loaded)
+		d.epoch++
+		d.evictions++
+	}
 	return nil
 }
 
@@ -739,8 +743,8 @@ func (w *WindowAggregate) cacheBytes() int64 {
 }
 
 // spillDisk writes every cached window into the store and empties the
-// cache.
-func (w *WindowAggregate) spillDisk() error {
+// cache (keep: keeps it).
+func (w *WindowAggregate) spillDisk(keep bool) error {
 	wins := w.sortedWindows()
 	var ferr error
 	err := w.disk.spillAll(wins, func(win [2]int64) cachedWindow {
@@ -752,11 +756,11 @@ func (w *WindowAggregate) spillDisk() error {
 			return emptyWindow{}
 		}
 		return c
-	})
+	}, keep)
 	if ferr != nil {
 		return ferr
 	}
-	if err != nil {
+	if err != nil || keep {
 		return err
 	}
 	for win, h := range w.windows {
@@ -775,7 +779,7 @@ func (w *WindowAggregate) maybeSpill(ctx context.Context) error {
 	if len(w.windows) == 0 || w.cacheBytes() <= w.disk.budget {
 		return nil
 	}
-	return w.spillDisk()
+	return w.spillDisk(false)
 }
 
 // loadDue brings window win, about to fire, from the store into the
@@ -858,7 +862,7 @@ func (w *WindowAggregate) diskSnapshot(ctx context.Context, sw vectorized.StateW
 	if err := w.openDisk(ctx); err != nil {
 		return err
 	}
-	if err := w.spillDisk(); err != nil {
+	if err := w.spillDisk(true); err != nil {
 		return err
 	}
 	files, err := w.disk.snapshotFiles(sw)
@@ -1017,9 +1021,9 @@ func (g *GlobalWindowAggregate) sortedWindows() [][2]int64 {
 	return wins
 }
 
-func (g *GlobalWindowAggregate) spillDisk() error {
-	err := g.disk.spillAll(g.sortedWindows(), func(win [2]int64) cachedWindow { return groupsWindow{g.windows[win]} })
-	if err != nil {
+func (g *GlobalWindowAggregate) spillDisk(keep bool) error {
+	err := g.disk.spillAll(g.sortedWindows(), func(win [2]int64) cachedWindow { return groupsWindow{g.windows[win]} }, keep)
+	if err != nil || keep {
 		return err
 	}
 	for win, w := range g.windows {
@@ -1036,7 +1040,7 @@ func (g *GlobalWindowAggregate) maybeSpill() error {
 	if len(g.windows) == 0 || g.cacheBytes() <= g.disk.budget {
 		return nil
 	}
-	return g.spillDisk()
+	return g.spillDisk(false)
 }
 
 // loadDue brings window win, about to fire, from the store into the
@@ -1116,7 +1120,7 @@ func (g *GlobalWindowAggregate) diskSnapshot(sw vectorized.StateWriter) error {
 	if err := g.openDisk(); err != nil {
 		return err
 	}
-	if err := g.spillDisk(); err != nil {
+	if err := g.spillDisk(true); err != nil {
 		return err
 	}
 	files, err := g.disk.snapshotFiles(sw)

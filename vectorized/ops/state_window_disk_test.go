@@ -24,8 +24,8 @@ func TestDiskWindowCheckpoint(t *testing.T) {
 
 // TestDiskWindowEqualsHeap: a window aggregate on the disk backend emits
 // the heap backend's rows in the heap's order, with the cache spilled
-// before every batch and with a cache that holds everything, and leaves
-// nothing in the store once every window fired.
+// before every batch and with a cache that holds everything, across
+// checkpoints, and leaves nothing in the store once every window fired.
 func TestDiskWindowEqualsHeap(t *testing.T) {
 	for _, tc := range windowStateCases() {
 		if strings.HasPrefix(tc.name, "Session") {
@@ -53,7 +53,11 @@ func TestDiskWindowEqualsHeap(t *testing.T) {
 					require.Positive(t, wa.DiskEvictions())
 					require.NotEmpty(t, wa.disk.onDisk)
 				}
-				d.feedWindow(steps[len(steps)/2:])
+				// a checkpoint writes the cache into the store and keeps it
+				d.snapshot(wa, &aggCheckpoint{})
+				d.feedWindow(steps[len(steps)/2 : 3*len(steps)/4])
+				d.snapshot(wa, &aggCheckpoint{})
+				d.feedWindow(steps[3*len(steps)/4:])
 				d.marker(vectorized.EndOfInput)
 				require.Equal(t, 0, wa.OpenWindows())
 				n := 0
