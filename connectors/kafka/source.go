@@ -92,6 +92,9 @@ func NewSource(cfg *Config, physical types.Schema, meta []string, proj []int, ba
 	if (cfg.StartupMode == ModeGroup || cfg.BoundedMode == ModeGroup) && cfg.GroupID == "" {
 		return nil, fmt.Errorf("Property group.id is required when using committed offset for offsets initializer")
 	}
+	if cfg.Upsert && cfg.WatermarkIdleSet {
+		return nil, fmt.Errorf("not supported yet: '%s' on the 'upsert-kafka' table %s (its watermark is assigned after ChangelogNormalize, not per partition; 'table.exec.source.idle-timeout' marks the whole source idle)", KeyWatermarkIdleTimeout, cfg.Table)
+	}
 	if cfg.commitWithoutGroup {
 		return nil, fmt.Errorf("Property group.id is required when offset commit is enabled")
 	}

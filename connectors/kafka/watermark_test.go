@@ -1,6 +1,7 @@
 package kafka_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -127,4 +128,14 @@ func TestWatermarkPerPartitionComputedRowtime(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	produce(t, c, in, 0, ev(3, 1), ev(4, 5), ev(5, 32))
 	require.Equal(t, []string{`{"ws":"2024-01-01 00:00:00.000","cnt":2}`}, waitRecords(t, c, out, 1, 30*time.Second))
+}
+
+// upsert-kafka's watermark is assigned after ChangelogNormalize, so its
+// partitions have none of their own: the option fails rather than being
+// ignored.
+func TestWatermarkIdleTimeoutUpsertKafka(t *testing.T) {
+	e := core.NewTableEnvironment(core.InStreamingMode())
+	exec(t, e, "CREATE TABLE u (id BIGINT, ts TIMESTAMP(3), PRIMARY KEY (id) NOT ENFORCED, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'upsert-kafka', 'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:1', 'key.format' = 'json', 'value.format' = 'json', 'scan.watermark.idle-timeout' = '1 s')")
+	_, err := e.ExecuteSQL(context.Background(), "SELECT * FROM u")
+	require.ErrorContains(t, err, "not supported yet: 'scan.watermark.idle-timeout' on the 'upsert-kafka' table")
 }
