@@ -89,7 +89,27 @@ const (
 // other time units), which MIN, MAX, FIRST_VALUE, LAST_VALUE and COUNT
 // accept, keep their own type (BIGINT for COUNT).
 func ResultType(name string, argTypes []arrow.DataType) (arrow.DataType, error) {
-	name = strings.ToUpper(name)
+	return flinkResultType(strings.ToUpper(name), nil, argTypes)
+}
+
+// ResultTypeOf is ResultType for the aggregate definition def (a
+// logical.AggCall's Def), without a lookup by name.
+func ResultTypeOf(def *function.Definition, argTypes []arrow.DataType) (arrow.DataType, error) {
+	return flinkResultType(execName(def, argTypes), def, argTypes)
+}
+
+// execName is the name the accumulators know def by: COUNT without
+// arguments is COUNT_STAR.
+func execName(def *function.Definition, argTypes []arrow.DataType) string {
+	if def.Name == FuncCount && len(argTypes) == 0 {
+		return FuncCountStar
+	}
+	return strings.ToUpper(def.Name)
+}
+
+// flinkResultType is ResultType of the upper-case name; def is its definition,
+// or nil to look the built-in up by name.
+func flinkResultType(name string, def *function.Definition, argTypes []arrow.DataType) (arrow.DataType, error) {
 	if err := supported(name, argTypes); err != nil {
 		return nil, err
 	}
@@ -97,9 +117,11 @@ func ResultType(name string, argTypes []arrow.DataType) (arrow.DataType, error) 
 	if name == FuncCountStar {
 		fname = FuncCount
 	}
-	def, ok := function.BuiltinAggregate(fname)
-	if !ok {
-		return nil, fmt.Errorf("agg: aggregate function %s: %w", name, ErrNotSupported)
+	if def == nil {
+		var ok bool
+		if def, ok = function.BuiltinAggregate(fname); !ok {
+			return nil, fmt.Errorf("agg: aggregate function %s: %w", name, ErrNotSupported)
+		}
 	}
 	ft := make([]types.Type, len(argTypes))
 	for i, t := range argTypes {
@@ -212,8 +234,17 @@ func supported(name string, argTypes []arrow.DataType) error {
 // argument values per group (COUNT(DISTINCT x)). Combinations not handled
 // give an error wrapping ErrNotSupported.
 func NewAccumulator(name string, argTypes []arrow.DataType, resultType arrow.DataType, distinct bool) (Accumulator, error) {
-	name = strings.ToUpper(name)
-	want, err := ResultType(name, argTypes)
+	return newAccumulator(strings.ToUpper(name), nil, argTypes, resultType, distinct)
+}
+
+// NewAccumulatorOf is NewAccumulator for the aggregate definition def (a
+// logical.AggCall's Def), without a lookup by name.
+func NewAccumulatorOf(def *function.Definition, argTypes []arrow.DataType, resultType arrow.DataType, distinct bool) (Accumulator, error) {
+	return newAccumulator(execName(def, argTypes), def, argTypes, resultType, distinct)
+}
+
+func newAccumulator(name string, def *function.Definition, argTypes []arrow.DataType, resultType arrow.DataType, distinct bool) (Accumulator, error) {
+	want, err := flinkResultType(name, def, argTypes)
 	if err != nil {
 		return nil, err
 	}

@@ -52,6 +52,11 @@ func TestResultTypeIsTheDefinitions(t *testing.T) {
 				call := fmt.Sprintf("%s%v", name, args)
 				want, errS := def.AggregateResultType(args, true)
 				got, errA := ResultType(vname, at)
+				gotOf, errOf := ResultTypeOf(def, at) // the definition's path: the same answer
+				require.Equal(t, errA == nil, errOf == nil, "%s: %v / %v", call, errA, errOf)
+				if errA == nil {
+					require.True(t, arrow.TypeEqual(got, gotOf), "%s: %s / %s", call, got, gotOf)
+				}
 				switch {
 				case errS != nil:
 					require.Error(t, errA, "%s: the definition rejects it (%v), ResultType gave %v", call, errS, got)
@@ -112,4 +117,26 @@ func TestBuiltinAggregateDefinitions(t *testing.T) {
 		require.Equal(t, [2]int{def.MinArgs, def.MaxArgs}, [2]int{lo, hi}, name)
 	}
 	require.Same(t, function.AggCount, func() *function.Definition { d, _ := function.BuiltinAggregate("count"); return d }())
+}
+
+// TestFactoriesOfDefinitions: the accumulator and stepper factories take
+// an AggCall's definition as well as a name (COUNT without arguments is
+// COUNT(*)).
+func TestFactoriesOfDefinitions(t *testing.T) {
+	i64 := arrow.PrimitiveTypes.Int64
+	s, err := NewStepperOf(function.AggCount, nil, i64, false, true)
+	require.NoError(t, err)
+	require.IsType(t, &countStep{}, s)
+	_, err = NewStepperOf(function.AggSum, []arrow.DataType{arrow.BinaryTypes.String}, nil, false, false)
+	require.ErrorIs(t, err, ErrNotSupported)
+	acc, err := NewAccumulatorOf(function.AggCount, nil, nil, false)
+	require.NoError(t, err)
+	require.Equal(t, &countAcc{star: true}, acc)
+	acc, err = NewAccumulatorOf(function.AggSum, []arrow.DataType{i64}, i64, false)
+	require.NoError(t, err)
+	want, err := NewAccumulator(FuncSum, []arrow.DataType{i64}, i64, false)
+	require.NoError(t, err)
+	require.IsType(t, want, acc)
+	_, err = NewAccumulatorOf(function.AggCount, nil, nil, true)
+	require.ErrorIs(t, err, ErrNotSupported) // COUNT(DISTINCT *)
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/tablerun/tablerun/core/function"
 )
 
 // Op is what one input row does to its group's state in a streaming
@@ -57,8 +59,17 @@ type Stepper interface {
 // per-group multiset of values). Unsupported combinations give an error
 // wrapping ErrNotSupported.
 func NewStepper(name string, argTypes []arrow.DataType, resultType arrow.DataType, distinct, retract bool) (Stepper, error) {
-	name = strings.ToUpper(name)
-	want, err := ResultType(name, argTypes)
+	return newStepper(strings.ToUpper(name), nil, argTypes, resultType, distinct, retract)
+}
+
+// NewStepperOf is NewStepper for the aggregate definition def (a
+// logical.AggCall's Def), without a lookup by name.
+func NewStepperOf(def *function.Definition, argTypes []arrow.DataType, resultType arrow.DataType, distinct, retract bool) (Stepper, error) {
+	return newStepper(execName(def, argTypes), def, argTypes, resultType, distinct, retract)
+}
+
+func newStepper(name string, def *function.Definition, argTypes []arrow.DataType, resultType arrow.DataType, distinct, retract bool) (Stepper, error) {
+	want, err := flinkResultType(name, def, argTypes)
 	if err != nil {
 		return nil, err
 	}
