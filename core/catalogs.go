@@ -107,7 +107,7 @@ func (e *TableEnvironment) createCatalog(s *ast.CreateCatalog) (*TableResult, er
 	if err != nil {
 		return nil, err
 	}
-	if err := e.cat.RegisterCatalogWithDescriptor(s.Name, c, &catalog.Descriptor{Comment: s.Comment, Options: opts}); err != nil {
+	if err := e.cat.RegisterCatalogWithDescriptor(s.Name, c, &catalog.Descriptor{Comment: s.Comment, HasComment: s.HasComment || s.Comment != "", Options: opts}); err != nil {
 		_ = c.Close()
 		if s.IfNotExists {
 			return okResult(), nil
@@ -146,7 +146,7 @@ func (e *TableEnvironment) describeCatalog(s *ast.DescribeCatalog) (*TableResult
 		{Name: "info name", Type: types.StringT}, {Name: "info value", Type: types.StringT},
 	}}
 	var comment any // NULL without a comment, as Flink (printed empty)
-	if info.Comment != "" {
+	if info.HasComment || info.Comment != "" {
 		comment = info.Comment
 	}
 	res.rows = [][]any{{"name", s.Name}, {"type", info.Options["type"]}, {"comment", comment}}
@@ -194,7 +194,7 @@ func (e *TableEnvironment) alterCatalog(s *ast.AlterCatalog) (*TableResult, erro
 	}
 	switch {
 	case s.HasComment:
-		next.Comment = s.Comment
+		next.Comment, next.HasComment = s.Comment, true
 	case s.Reset != nil || (len(s.Set) == 0 && !s.HasComment):
 		if len(s.Reset) == 0 {
 			return nil, classify(KindValidation, fmt.Errorf("ALTER CATALOG RESET does not support empty key"))

@@ -12,11 +12,14 @@ import (
 // it.
 type Descriptor struct {
 	Comment string
-	Options map[string]string
+	// HasComment: a COMMENT was given (DESCRIBE CATALOG shows NULL
+	// without one, '' for COMMENT '').
+	HasComment bool
+	Options    map[string]string
 }
 
 func (d Descriptor) clone() Descriptor {
-	c := Descriptor{Comment: d.Comment, Options: make(map[string]string, len(d.Options))}
+	c := Descriptor{Comment: d.Comment, HasComment: d.HasComment, Options: make(map[string]string, len(d.Options))}
 	for k, v := range d.Options {
 		c.Options[k] = v
 	}
