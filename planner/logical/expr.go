@@ -73,11 +73,6 @@ func NewCall(def *function.Definition, t types.Type, args ...Expr) *Call {
 // wherever it surfaces.
 func (c *Call) Definition() (*function.Definition, error) {
 	if c.Def == nil {
-		// transitional, until the tests of vectorized/ops that build
-		// calls by name carry definitions: a built-in's static definition
-		if d, ok := function.Builtin(c.Name); ok {
-			return d, nil
-		}
 		return nil, unresolved(c)
 	}
 	return c.Def, nil
@@ -90,8 +85,7 @@ func unresolved(c *Call) error {
 // CheckResolved returns the internal error of the first call in e that
 // carries no definition, or nil. vectorized/build checks every expression
 // of a plan with it before compiling, so a planner path that synthesises
-// a call without its definition fails (the transitional fallback of
-// Definition serves only tests that build calls by hand).
+// a call without its definition fails at build time.
 func CheckResolved(e Expr) error {
 	var err error
 	Walk(e, func(x Expr) bool {

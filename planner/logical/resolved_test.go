@@ -10,8 +10,9 @@ import (
 )
 
 // TestCallDefinition: a call answers with the definition it carries; a
-// call without one that names no built-in is an internal error naming the
-// function, both in Definition and when it is evaluated.
+// call without one is an internal error naming the function, both in
+// Definition and when it is evaluated, even when a built-in has its name
+// (no lookup by name behind it).
 func TestCallDefinition(t *testing.T) {
 	own := &function.Definition{Name: "UPPER", Kind: function.Scalar}
 	d, err := (&Call{Name: "UPPER", Def: own}).Definition()
@@ -22,6 +23,8 @@ func TestCallDefinition(t *testing.T) {
 	_, err = Eval(nil, function.Builtins(), &Call{Name: "NO_SUCH_FN", Args: []Expr{&Literal{Value: "a", T: types.StringT}}, T: types.StringT}, nil)
 	require.ErrorContains(t, err, "internal error")
 	require.ErrorContains(t, err, "NO_SUCH_FN")
+	_, err = (&Call{Name: "UPPER"}).Definition()
+	require.EqualError(t, err, "No match found for function signature UPPER (internal error: the call carries no resolved function definition)")
 }
 
 // TestSynthesisedCallsCarryBuiltins: the handles the planner builds calls

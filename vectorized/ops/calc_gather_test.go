@@ -36,7 +36,7 @@ func cgField(e logical.Expr, i int) logical.Expr {
 	if e.Type().Nullable() {
 		ft = ft.WithNullable(true)
 	}
-	return &logical.Call{Name: "$FIELD", Args: []logical.Expr{e, &logical.Literal{Value: int32(i), T: types.IntT.WithNullable(false)}}, T: ft}
+	return &logical.Call{Name: "$FIELD", Def: function.OpField, Args: []logical.Expr{e, &logical.Literal{Value: int32(i), T: types.IntT.WithNullable(false)}}, T: ft}
 }
 
 func cgLit(v any, t types.Type) logical.Expr { return &logical.Literal{Value: v, T: t} }
@@ -61,7 +61,7 @@ func cgCall(t testing.TB, name string, args ...logical.Expr) logical.Expr {
 			xs[i] = &logical.Cast{Arg: xs[i], T: c}
 		}
 	}
-	return &logical.Call{Name: def.Name, Args: xs, T: res}
+	return &logical.Call{Name: def.Name, Args: xs, T: res, Def: def}
 }
 
 // cgCalc compiles a Calc like vectorized/build does for a physical Calc.

@@ -47,7 +47,8 @@ func matchTestSpec(t *testing.T, rowtime bool, skip MatchSkip, within int64) Mat
 	ref := func(i int) logical.Expr { return &logical.ColumnRef{Index: i, Name: fmt.Sprint(i), T: acc[i].T} }
 	lit := func(x int64) logical.Expr { return &logical.Literal{Value: x, T: types.BigIntT.WithNullable(false)} }
 	call := func(name string, args ...logical.Expr) logical.Expr {
-		return &logical.Call{Name: name, Args: args, T: types.BooleanT}
+		def, _ := function.Builtin(name)
+		return &logical.Call{Name: name, Args: args, T: types.BooleanT, Def: def}
 	}
 	elems := []MatchElem{
 		{Var: "A", Min: 1, Max: 4, Cond: call("AND", call("<", ref(0), lit(12)), call("IS NOT NULL", ref(8)))},
