@@ -546,6 +546,25 @@ type poll struct {
 	idle bool // look for idle partitions
 }
 
+// tickInto sends p into ch every interval until ctx ends (the partition
+// discovery and idleness ticks of Run).
+func tickInto(ctx context.Context, every time.Duration, ch chan<- poll, p poll) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			select {
+			case ch <- p:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
 // Run implements vectorized.Source.
 func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 	var owned []TopicPartition
@@ -583,40 +602,10 @@ func (s *Source) Run(ctx context.Context, out vectorized.Collector) error {
 		}
 	}()
 	if s.cfg.Discovery > 0 && !s.cfg.Bounded() {
-		go func() {
-			t := time.NewTicker(s.cfg.Discovery)
-			defer t.Stop()
-			for {
-				select {
-				case <-pctx.Done():
-					return
-				case <-t.C:
-					select {
-					case ch <- poll{tick: true}:
-					case <-pctx.Done():
-						return
-					}
-				}
-			}
-		}()
+		go tickInto(pctx, s.cfg.Discovery, ch, poll{tick: true})
 	}
 	if s.wms != nil && s.wms.timeout > 0 {
-		go func() {
-			t := time.NewTicker(s.wms.idleTick())
-			defer t.Stop()
-			for {
-				select {
-				case <-pctx.Done():
-					return
-				case <-t.C:
-					select {
-					case ch <- poll{idle: true}:
-					case <-pctx.Done():
-						return
-					}
-				}
-			}
-		}()
+		go tickInto(pctx, s.wms.idleTick(), ch, poll{idle: true})
 	}
 	for {
 		p, _, err := vectorized.WaitOn(ctx, out, ch)

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/tablerun/tablerun/core/types"
 	"github.com/tablerun/tablerun/vectorized"
 )
 
@@ -108,31 +109,11 @@ func (w *splitWatermarks) observe(rec arrow.RecordBatch) error {
 		if ts.IsNull(r) {
 			continue
 		}
-		if ms := toMillis(int64(ts.Value(r)), unit); ms > w.wm[p] {
+		if ms := types.UnitMillis(int64(ts.Value(r)), unit); ms > w.wm[p] {
 			w.wm[p] = ms
 		}
 	}
 	return nil
-}
-
-// toMillis converts a timestamp of unit to milliseconds (floor).
-func toMillis(v int64, unit arrow.TimeUnit) int64 {
-	var div int64
-	switch unit {
-	case arrow.Second:
-		return v * 1000
-	case arrow.Millisecond:
-		return v
-	case arrow.Microsecond:
-		div = 1000
-	default:
-		div = 1_000_000
-	}
-	q := v / div
-	if v%div < 0 {
-		q--
-	}
-	return q
 }
 
 // markIdle marks the partitions without records for the timeout idle.

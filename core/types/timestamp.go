@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // Timestamp units. TIMESTAMP(p) and TIMESTAMP_LTZ(p) values are int64
@@ -164,4 +166,18 @@ func floorDivModTS(a, b int64) (q, r int64) {
 		r += b
 	}
 	return q, r
+}
+
+// UnitMillis converts v, a timestamp in Arrow unit unit, to milliseconds
+// since the epoch, rounded down (event time is counted in milliseconds).
+func UnitMillis(v int64, unit arrow.TimeUnit) int64 {
+	switch unit {
+	case arrow.Second:
+		return v * 1000
+	case arrow.Millisecond:
+		return v
+	case arrow.Microsecond:
+		return floorDivTS(v, 1000)
+	}
+	return floorDivTS(v, 1_000_000)
 }

@@ -126,3 +126,22 @@ func TestNanoTimestampArrowRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, TimestampLTZOf(9), ft)
 }
+
+// TestUnitMillis: every Arrow unit converts to milliseconds rounded down,
+// before the epoch too.
+func TestUnitMillis(t *testing.T) {
+	for _, tc := range []struct {
+		v    int64
+		unit arrow.TimeUnit
+		want int64
+	}{
+		{3, arrow.Second, 3000}, {-3, arrow.Second, -3000},
+		{1234, arrow.Millisecond, 1234},
+		{1999, arrow.Microsecond, 1}, {-1, arrow.Microsecond, -1}, {-1000, arrow.Microsecond, -1},
+		{1_999_999, arrow.Nanosecond, 1}, {-1, arrow.Nanosecond, -1},
+	} {
+		if got := UnitMillis(tc.v, tc.unit); got != tc.want {
+			t.Errorf("UnitMillis(%d, %s) = %d, want %d", tc.v, tc.unit, got, tc.want)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/tablerun/tablerun/vectorized"
+
+	"github.com/tablerun/tablerun/core/types"
 )
 
 // eventMillis returns the event time of row i of a TIMESTAMP or
@@ -22,23 +24,7 @@ func eventMillis(a arrow.Array, i int) (ms int64, ok bool, err error) {
 	if ts.IsNull(i) {
 		return 0, false, nil
 	}
-	v := int64(ts.Value(i))
-	var div int64
-	switch ts.DataType().(*arrow.TimestampType).Unit {
-	case arrow.Second:
-		return v * 1000, true, nil
-	case arrow.Millisecond:
-		return v, true, nil
-	case arrow.Microsecond:
-		div = 1000
-	default:
-		div = 1_000_000
-	}
-	q := v / div
-	if v%div < 0 {
-		q--
-	}
-	return q, true, nil
+	return types.UnitMillis(int64(ts.Value(i)), ts.DataType().(*arrow.TimestampType).Unit), true, nil
 }
 
 // timestampArray builds an array of the timestamp type dt whose every
