@@ -271,40 +271,5 @@ func TestSavepointMovesBetweenBackends(t *testing.T) {
 }
 
 func testSavepointMove(t *testing.T, from, to string) {
-	dir := t.TempDir()
-	tables := rocksTables(24000)
-	want := upsertMaterialize(t, runTo(t, tables, rocksInsert))
-	env := NewTableEnvironment(InStreamingMode())
-	out := &lockedBuffer{}
-	env.SetOutput(out, out)
-	for _, s := range append(tables,
-		"SET 'state.backend.type' = '"+from+"'",
-		"SET 'io.tmp.dirs' = '"+filepath.Join(dir, "tmp")+"'",
-		"SET 'table.dml-sync' = 'false'",
-		"SET 'execution.checkpointing.interval' = '50 ms'",
-		"SET 'execution.checkpointing.dir' = '"+filepath.Join(dir, "chk")+"'",
-		"SET 'execution.checkpointing.savepoint-dir' = '"+filepath.Join(dir, "sp")+"'") {
-		exec(t, env, s)
-	}
-	res := exec(t, env, rocksInsert)
-	require.True(t, res.Submitted())
-	time.Sleep(500 * time.Millisecond)
-	stopped := exec(t, env, "STOP JOB '"+res.JobID()+"' WITH SAVEPOINT")
-	path := strings.TrimPrefix(fmt.Sprint(stopped.Rows()[0][0]), "file:")
-	md, err := os.ReadFile(filepath.Join(path, "_metadata"))
-	require.NoError(t, err)
-	require.NotContains(t, string(md), `"files"`, "a savepoint holds no store files")
-	first := out.String()
-
-	again := NewTableEnvironment(InStreamingMode())
-	out2 := &lockedBuffer{}
-	again.SetOutput(out2, out2)
-	for _, s := range append(tables,
-		"SET 'state.backend.type' = '"+to+"'",
-		"SET 'io.tmp.dirs' = '"+filepath.Join(dir, "tmp")+"'",
-		"SET 'execution.savepoint.path' = '"+path+"'") {
-		exec(t, again, s)
-	}
-	exec(t, again, rocksInsert)
-	require.Equal(t, want, upsertMaterialize(t, first+out2.String()))
+	testSavepointMoveOf(t, rocksTables(24000), rocksInsert, from, to) // rocksdb_window_test.go
 }

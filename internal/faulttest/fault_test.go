@@ -250,14 +250,14 @@ func corruptLatest(t *testing.T, chk string, corrupted map[string]bool) string {
 // checkpoint; it returns the kills made. With corrupt, the newest
 // checkpoint is corrupted before restarts, and the restarted job must
 // report that it skipped it.
-func crashRound(t *testing.T, bin string, rng *rand.Rand, maxKills int, corrupt bool, want []string, perRun int64) (kills, skips int) {
+func crashRound(t *testing.T, bin string, rng *rand.Rand, maxKills int, corrupt bool, want []string, perRun int64, sets ...string) (kills, skips int) {
 	dir := t.TempDir()
 	out, chk := filepath.Join(dir, "out"), filepath.Join(dir, "chk")
 	corrupted := map[string]bool{}
 	restore, bad := "", ""
 	for run := 0; ; run++ {
 		require.Less(t, run, 200, "the job makes no progress")
-		cmd, log := start(t, bin, jobScript(t, out, chk, restore))
+		cmd, log := start(t, bin, jobScriptWith(t, out, chk, restore, "", sets...))
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		after := 0
@@ -291,6 +291,22 @@ func crashRound(t *testing.T, bin string, rng *rand.Rand, maxKills int, corrupt 
 	return kills, skips
 }
 
+// referenceRun runs the job once without a crash (heap state) and returns
+// its committed output and the checkpoints it completed: kills land after
+// 1 to 60 % of them, so that most runs die before they finish however fast
+// or loaded the machine is.
+func referenceRun(t *testing.T, bin string) (want []string, perRun int64) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "ref")
+	cmd, log := start(t, bin, jobScript(t, out, filepath.Join(dir, "chk"), ""))
+	require.NoError(t, cmd.Wait(), "%s", log)
+	perRun = latestID(filepath.Join(dir, "chk"))
+	require.Positive(t, perRun, "the crash-free run completed no checkpoint")
+	want = committed(t, out)
+	require.Greater(t, len(want), 10_000)
+	return want, perRun
+}
+
 // TestKillNineExactlyOnce is the fault test of checkpointing: at least
 // 20 SIGKILLs at random moments, each followed by a restart from the
 // latest checkpoint, and the committed output is identical to a crash-free
@@ -302,17 +318,7 @@ func TestKillNineExactlyOnce(t *testing.T) {
 		t.Skip("fault test: kills and restarts a process many times")
 	}
 	bin := buildBinary(t)
-	dir := t.TempDir()
-	out := filepath.Join(dir, "ref")
-	cmd, log := start(t, bin, jobScript(t, out, filepath.Join(dir, "chk"), ""))
-	require.NoError(t, cmd.Wait(), "%s", log)
-	// kills land after 1 to 60 % of the checkpoints of a crash-free run,
-	// so that most runs die before they finish however fast or loaded the
-	// machine is
-	perRun := latestID(filepath.Join(dir, "chk"))
-	require.Positive(t, perRun, "the crash-free run completed no checkpoint")
-	want := committed(t, out)
-	require.Greater(t, len(want), 10_000)
+	want, perRun := referenceRun(t, bin)
 
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d, %d result rows, crash-free run: %d checkpoints", seed, len(want), perRun)
@@ -328,6 +334,39 @@ func TestKillNineExactlyOnce(t *testing.T) {
 	for round := 0; skipped < 3; round++ {
 		require.Less(t, round, 40)
 		k, s := crashRound(t, bin, rng, 8, true, want, perRun)
+		t.Logf("corrupting round %d: %d kills, %d restarts past a corrupted checkpoint, output identical", round, k, s)
+		skipped += s
+	}
+}
+
+// TestKillNineExactlyOnceRocksDB is the fault test with the window
+// aggregation's state in the disk backend (state.backend.type 'rocksdb',
+// incremental checkpoints of its SST files): 8 SIGKILLs and restarts, then
+// restarts past a corrupted newest checkpoint, and the committed output is
+// the crash-free output of the heap backend, row for row.
+func TestKillNineExactlyOnceRocksDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault test: kills and restarts a process many times")
+	}
+	bin := buildBinary(t)
+	want, perRun := referenceRun(t, bin)
+	// a killed process leaves its stores' working directories behind:
+	// they go with the test's own
+	sets := []string{"SET 'state.backend.type' = 'rocksdb'", fmt.Sprintf("SET 'io.tmp.dirs' = '%s'", t.TempDir())}
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d, %d result rows, crash-free run (hashmap): %d checkpoints", seed, len(want), perRun)
+	rng := rand.New(rand.NewPCG(uint64(seed), 11))
+	total := 0
+	for round := 0; total < 8; round++ {
+		require.Less(t, round, 20)
+		k, _ := crashRound(t, bin, rng, 8-total, false, want, perRun, sets...)
+		t.Logf("round %d: %d kills, output identical", round, k)
+		total += k
+	}
+	skipped := 0
+	for round := 0; skipped < 2; round++ {
+		require.Less(t, round, 20)
+		k, s := crashRound(t, bin, rng, 4, true, want, perRun, sets...)
 		t.Logf("corrupting round %d: %d kills, %d restarts past a corrupted checkpoint, output identical", round, k, s)
 		skipped += s
 	}
