@@ -75,42 +75,9 @@ func (j *LookupFunctionJoin) Stats() LookupStats { return j.stats }
 
 // Open implements vectorized.Operator.
 func (j *LookupFunctionJoin) Open(ctx context.Context) error {
-	if j.spec.Kind != logical.InnerJoin && j.spec.Kind != logical.LeftJoin {
-		return fmt.Errorf("not supported yet: %s temporal table joins", j.spec.Kind)
-	}
-	if len(j.spec.InputKeys) == 0 || len(j.spec.InputKeys) != len(j.spec.TemporalKeys) {
-		return fmt.Errorf("internal: lookup join with %d input keys and %d temporal keys", len(j.spec.InputKeys), len(j.spec.TemporalKeys))
-	}
-	if len(j.spec.Out) != len(j.spec.Input)+len(j.spec.Temporal) {
-		return fmt.Errorf("internal: join output of %d columns for inputs of %d and %d", len(j.spec.Out), len(j.spec.Input), len(j.spec.Temporal))
-	}
 	var err error
-	if j.out, err = types.ArrowSchema(j.spec.Out); err != nil {
+	if j.out, j.cond, j.dtypes, j.kts, err = j.spec.layout(); err != nil {
 		return err
-	}
-	if j.cond, err = types.ArrowSchema(append(append(types.Schema{}, j.spec.Input...), j.spec.Temporal...)); err != nil {
-		return err
-	}
-	for _, f := range j.spec.Temporal {
-		t, err := types.ArrowType(f.Type)
-		if err != nil {
-			return err
-		}
-		j.dtypes = append(j.dtypes, t)
-	}
-	for i, k := range j.spec.InputKeys {
-		tk := j.spec.TemporalKeys[i]
-		if k < 0 || k >= len(j.spec.Input) || tk < 0 || tk >= len(j.spec.Temporal) {
-			return fmt.Errorf("internal: lookup key %d out of range", i)
-		}
-		it, err := types.ArrowType(j.spec.Input[k].Type)
-		if err != nil {
-			return err
-		}
-		if !arrow.TypeEqual(it, j.dtypes[tk]) {
-			return fmt.Errorf("internal: lookup key %d is %s on the input and %s on the temporal table", i, it, j.dtypes[tk])
-		}
-		j.kts = append(j.kts, it)
 	}
 	if j.table, err = agg.NewGroupTable(j.kts); err != nil {
 		return err

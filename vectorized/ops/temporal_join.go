@@ -59,47 +59,58 @@ type pendingItem struct {
 // temporal table's: past it the table is rebuilt.
 const maxProbeKeys = 1 << 20
 
+// layout checks the spec and returns the Arrow schemas of the output and
+// of the condition's input (input ++ temporal columns), the temporal
+// table's column types and the key types (the same on both sides). Both
+// lookup joins (LookupJoin, LookupFunctionJoin) open with it.
+func (s LookupJoinSpec) layout() (out, cond *arrow.Schema, dtypes, kts []arrow.DataType, err error) {
+	if s.Kind != logical.InnerJoin && s.Kind != logical.LeftJoin {
+		return nil, nil, nil, nil, fmt.Errorf("not supported yet: %s temporal table joins", s.Kind)
+	}
+	if len(s.InputKeys) == 0 || len(s.InputKeys) != len(s.TemporalKeys) {
+		return nil, nil, nil, nil, fmt.Errorf("internal: lookup join with %d input keys and %d temporal keys", len(s.InputKeys), len(s.TemporalKeys))
+	}
+	if len(s.Out) != len(s.Input)+len(s.Temporal) {
+		return nil, nil, nil, nil, fmt.Errorf("internal: join output of %d columns for inputs of %d and %d", len(s.Out), len(s.Input), len(s.Temporal))
+	}
+	if out, err = types.ArrowSchema(s.Out); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if cond, err = types.ArrowSchema(append(append(types.Schema{}, s.Input...), s.Temporal...)); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	for _, f := range s.Temporal {
+		t, err := types.ArrowType(f.Type)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		dtypes = append(dtypes, t)
+	}
+	for i, k := range s.InputKeys {
+		tk := s.TemporalKeys[i]
+		if k < 0 || k >= len(s.Input) || tk < 0 || tk >= len(s.Temporal) {
+			return nil, nil, nil, nil, fmt.Errorf("internal: lookup key %d out of range", i)
+		}
+		it, err := types.ArrowType(s.Input[k].Type)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		if !arrow.TypeEqual(it, dtypes[tk]) {
+			return nil, nil, nil, nil, fmt.Errorf("internal: lookup key %d is %s on the input and %s on the temporal table", i, it, dtypes[tk])
+		}
+		kts = append(kts, it)
+	}
+	return out, cond, dtypes, kts, nil
+}
+
 // NewLookupJoin returns a lookup join.
 func NewLookupJoin(spec LookupJoinSpec) *LookupJoin { return &LookupJoin{spec: spec} }
 
 // Open implements the multi-input operator protocol.
 func (j *LookupJoin) Open(context.Context) error {
-	if j.spec.Kind != logical.InnerJoin && j.spec.Kind != logical.LeftJoin {
-		return fmt.Errorf("not supported yet: %s temporal table joins", j.spec.Kind)
-	}
-	if len(j.spec.InputKeys) == 0 || len(j.spec.InputKeys) != len(j.spec.TemporalKeys) {
-		return fmt.Errorf("internal: lookup join with %d input keys and %d temporal keys", len(j.spec.InputKeys), len(j.spec.TemporalKeys))
-	}
-	if len(j.spec.Out) != len(j.spec.Input)+len(j.spec.Temporal) {
-		return fmt.Errorf("internal: join output of %d columns for inputs of %d and %d", len(j.spec.Out), len(j.spec.Input), len(j.spec.Temporal))
-	}
 	var err error
-	if j.out, err = types.ArrowSchema(j.spec.Out); err != nil {
+	if j.out, j.cond, j.dtypes, j.kts, err = j.spec.layout(); err != nil {
 		return err
-	}
-	if j.cond, err = types.ArrowSchema(append(append(types.Schema{}, j.spec.Input...), j.spec.Temporal...)); err != nil {
-		return err
-	}
-	for _, f := range j.spec.Temporal {
-		t, err := types.ArrowType(f.Type)
-		if err != nil {
-			return err
-		}
-		j.dtypes = append(j.dtypes, t)
-	}
-	for i, k := range j.spec.InputKeys {
-		tk := j.spec.TemporalKeys[i]
-		if k < 0 || k >= len(j.spec.Input) || tk < 0 || tk >= len(j.spec.Temporal) {
-			return fmt.Errorf("internal: lookup key %d out of range", i)
-		}
-		it, err := types.ArrowType(j.spec.Input[k].Type)
-		if err != nil {
-			return err
-		}
-		if !arrow.TypeEqual(it, j.dtypes[tk]) {
-			return fmt.Errorf("internal: lookup key %d is %s on the input and %s on the temporal table", i, it, j.dtypes[tk])
-		}
-		j.kts = append(j.kts, it)
 	}
 	j.table, err = agg.NewGroupTable(j.kts)
 	return err
