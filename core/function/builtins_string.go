@@ -228,8 +228,9 @@ func UpperFull(s string) string {
 
 // FitLength cuts s to the length of a bounded CHAR(n)/VARCHAR(n) type: a
 // full case mapping can grow a string beyond the type UPPER and LOWER keep
-// (UPPER('ß') is CHAR(1)), and Flink then gives the type's n characters
-// ('S').
+// (UPPER('ß') is CHAR(1) and 'SS'). Flink cuts only where a constant is
+// folded into a literal of that type ('S'); at run time the value keeps
+// its characters.
 func FitLength(s string, t types.Type) string {
 	if (t.Kind != types.Char && t.Kind != types.VarChar) || t.Precision >= types.MaxLength || len(s) <= t.Precision {
 		return s
@@ -266,12 +267,12 @@ func LowerFull(s string) string {
 func registerString(r *Registry) {
 	r.Register(spec{name: "UPPER", minArgs: 1, maxArgs: 1, args: []argClass{aStr}, result: sameStr, nullOnNull: true,
 		eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) {
-			return FitLength(UpperFull(a[0].(string)), ct.Result), nil
+			return UpperFull(a[0].(string)), nil
 		},
 		doc: Doc{Summary: "Returns the string in upper case.", Args: "string", Example: "UPPER('ab') → 'AB'"}}.def())
 	r.Register(spec{name: "LOWER", minArgs: 1, maxArgs: 1, args: []argClass{aStr}, result: sameStr, nullOnNull: true,
 		eval: func(ctx *EvalContext, ct CallTypes, a []any) (any, error) {
-			return FitLength(LowerFull(a[0].(string)), ct.Result), nil
+			return LowerFull(a[0].(string)), nil
 		},
 		doc: Doc{Summary: "Returns the string in lower case.", Args: "string", Example: "LOWER('AB') → 'ab'"}}.def())
 	for _, n := range []string{"CHAR_LENGTH", "CHARACTER_LENGTH"} {

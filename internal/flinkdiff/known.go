@@ -90,7 +90,6 @@ var listed = []struct{ name, sql string }{
 	{"LISTAGG concatenates in another order", "LISTAGG(s), LISTAGG(s, '-')"},
 	{"a view whose table changed", "FROM vchg"},
 	{"the not-null enforcer", "INSERT INTO nn SELECT CAST(NULL AS INT)"},
-	{"DISTINCT of DOUBLE: 0.0 and -0.0", "COUNT(DISTINCT (t2.f * t1.i))"},
 }
 
 var wordRE = regexp.MustCompile("[`\\w]+")

@@ -97,7 +97,32 @@ func (r *ReduceExpressions) reduceAll(es []logical.Expr) ([]logical.Expr, bool) 
 // reduce folds e bottom-up and reports whether it changed.
 func (r *ReduceExpressions) reduce(e logical.Expr) (logical.Expr, bool) {
 	out := logical.Rewrite(e, r.fold)
+	if out != e {
+		out = logical.Rewrite(out, fitLiteral)
+	}
 	return out, out != e
+}
+
+// fitLiteral cuts a folded string literal to its type's length. Folding
+// keeps a constant's whole value while it folds its parents
+// (CHAR_LENGTH(UPPER('ß')) is 2: 'SS' at run time), and only the literal
+// that replaces a whole constant expression holds no more characters than
+// its type, as in Flink, whose ReduceExpressionsRule evaluates a constant
+// tree at once and makes a literal of its type (SELECT UPPER('ß') is
+// 'S', UPPER('ß') || 'x' is CHAR(2) 'SS').
+func fitLiteral(x logical.Expr) logical.Expr {
+	l, ok := x.(*logical.Literal)
+	if !ok {
+		return x
+	}
+	s, ok := l.Value.(string)
+	if !ok {
+		return x
+	}
+	if c := function.FitLength(s, l.T); len(c) != len(s) {
+		return &logical.Literal{Value: c, T: l.T}
+	}
+	return x
 }
 
 // fold simplifies one expression whose children are already folded. It

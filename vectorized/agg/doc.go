@@ -20,5 +20,5 @@
 // Semantics follow Flink SQL (see the package's tests and
 // /shared/design/flink-semantics.md): result types of SUM and AVG, NULL for
 // groups without non-null input, integer SUM wrapping around, and GROUP BY
-// treating all NaNs as equal and -0.0 as equal to 0.0.
+// treating all NaNs as equal and keeping -0.0 apart from 0.0 (as Flink does).
 package agg

@@ -206,12 +206,13 @@ func (t *fixedTable) normalise(a arrow.Array, n int) []uint64 {
 	return ks
 }
 
+// canonFloat64 is a float key's bits with every NaN made one. 0.0 and
+// -0.0 stay apart: Flink's grouping keys (BinaryRowData) compare by their
+// bytes, so GROUP BY, DISTINCT, COUNT(DISTINCT …) and UNION/INTERSECT keep
+// them as two groups (checked on Flink 2.3, batch mode).
 func canonFloat64(v float64) uint64 {
 	if v != v {
 		return canonNaN64
-	}
-	if v == 0 {
-		return 0
 	}
 	return math.Float64bits(v)
 }
@@ -219,9 +220,6 @@ func canonFloat64(v float64) uint64 {
 func canonFloat32(v float32) uint32 {
 	if v != v {
 		return canonNaN32
-	}
-	if v == 0 {
-		return 0
 	}
 	return math.Float32bits(v)
 }

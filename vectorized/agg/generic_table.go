@@ -19,8 +19,8 @@ type colKind uint8
 
 const (
 	kindFixed    colKind = iota // width bytes, little-endian as in Arrow
-	kindFloat32                 // 4 bytes, canonical NaN and zero
-	kindFloat64                 // 8 bytes, canonical NaN and zero
+	kindFloat32                 // 4 bytes, canonical NaN
+	kindFloat64                 // 8 bytes, canonical NaN
 	kindBool                    // 1 byte
 	kindVar                     // 4-byte length + bytes (int32 offsets)
 	kindLargeVar                // 4-byte length + bytes (int64 offsets)

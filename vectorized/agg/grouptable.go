@@ -40,7 +40,7 @@ type GroupTable interface {
 	// Keys returns the distinct keys in group-id order, one array per key
 	// column, with the table's key types. The caller owns (and must
 	// Release) the arrays. Floating-point keys come back canonical: one
-	// NaN, and 0.0 for -0.0.
+	// NaN (-0.0 stays -0.0).
 	Keys(mem memory.Allocator) []arrow.Array
 	// SizeBytes estimates the memory the table holds, for memory
 	// accounting.

@@ -164,8 +164,11 @@ func canon(v any) string {
 		if f != f {
 			return "NaN"
 		}
-		if f == 0 {
+		if f == 0 && !math.Signbit(f) {
 			return "0"
+		}
+		if f == 0 {
+			return "-0" // a key of its own, as in Flink
 		}
 	}
 	return fmt.Sprintf("%T:%v", v, v)

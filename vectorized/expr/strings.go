@@ -150,9 +150,9 @@ func (n *caseConvNode) eval(rec arrow.RecordBatch, mem memory.Allocator) (arrow.
 					b.data = append(b.data, c)
 				}
 			case n.upper:
-				b.data = append(b.data, function.FitLength(function.UpperFull(v), n.t)...)
+				b.data = append(b.data, function.UpperFull(v)...)
 			default:
-				b.data = append(b.data, function.FitLength(function.LowerFull(v), n.t)...)
+				b.data = append(b.data, function.LowerFull(v)...)
 			}
 		}
 		b.next()

@@ -3,8 +3,13 @@ package ops
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/tablerun/tablerun/planner/logical"
 	"github.com/tablerun/tablerun/vectorized"
@@ -65,6 +70,10 @@ func (s *SetOp) insert(b vectorized.Batch) ([]uint32, error) {
 	}
 	for i := range s.cols {
 		s.cols[i] = b.Rec.Column(i)
+		if z := zeroCanonical(s.cols[i]); z != nil {
+			defer z.Release()
+			s.cols[i] = z
+		}
 	}
 	if cap(s.ids) < n {
 		s.ids = make([]uint32, n)
@@ -149,4 +158,59 @@ func (s *SetOp) OnMarker(ctx context.Context, m vectorized.Marker, out vectorize
 func (s *SetOp) Close() error {
 	s.table = nil
 	return nil
+}
+
+// zeroCanonical returns a copy of a FLOAT/DOUBLE column with every -0.0
+// made 0.0, or nil when a has none (or is of another type). The group
+// table keeps -0.0 apart from 0.0 (Flink's GROUP BY and DISTINCT do), but
+// Flink's INTERSECT and EXCEPT match the two sides with a semi/anti join
+// on SQL equality, where 0.0 = -0.0: EXCEPT of {0.0, -0.0} and {-0.0} is
+// empty on Flink 2.3.
+func zeroCanonical(a arrow.Array) arrow.Array {
+	switch c := a.(type) {
+	case *array.Float64:
+		vs := c.Float64Values()
+		i := slices.IndexFunc(vs, func(v float64) bool { return v == 0 && math.Signbit(v) })
+		if i < 0 {
+			return nil
+		}
+		out := slices.Clone(vs)
+		for j := i; j < len(out); j++ {
+			if out[j] == 0 {
+				out[j] = 0
+			}
+		}
+		return array.NewFloat64Data(array.NewData(c.DataType(), c.Len(),
+			[]*memory.Buffer{validityBuffer(c), memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(out))}, nil, c.NullN(), 0))
+	case *array.Float32:
+		vs := c.Float32Values()
+		i := slices.IndexFunc(vs, func(v float32) bool { return v == 0 && math.Signbit(float64(v)) })
+		if i < 0 {
+			return nil
+		}
+		out := slices.Clone(vs)
+		for j := i; j < len(out); j++ {
+			if out[j] == 0 {
+				out[j] = 0
+			}
+		}
+		return array.NewFloat32Data(array.NewData(c.DataType(), c.Len(),
+			[]*memory.Buffer{validityBuffer(c), memory.NewBufferBytes(arrow.Float32Traits.CastToBytes(out))}, nil, c.NullN(), 0))
+	}
+	return nil
+}
+
+// validityBuffer is a's validity bitmap rebased to offset 0, or nil
+// without NULLs.
+func validityBuffer(a arrow.Array) *memory.Buffer {
+	if a.NullN() == 0 {
+		return nil
+	}
+	bm := make([]byte, bitutil.BytesForBits(int64(a.Len())))
+	for i := 0; i < a.Len(); i++ {
+		if a.IsValid(i) {
+			bitutil.SetBit(bm, i)
+		}
+	}
+	return memory.NewBufferBytes(bm)
 }
