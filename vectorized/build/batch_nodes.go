@@ -98,7 +98,7 @@ func buildHashAggregate(b *builder, n *physical.HashAggregate, ch []runner, out 
 		return &unaryRunner{name: name, op: op, child: ch[0]}, nil
 	}
 	ha := ops.NewHashAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out)
-	ha.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates (ops/script_agg.go)
+	ha.SetFunctions(b.env.Eval) // script aggregates (ops/script_agg.go)
 	return unary(ha)
 }
 

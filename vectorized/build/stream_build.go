@@ -32,7 +32,7 @@ func buildGroupAggregate(b *builder, n *physical.GroupAggregate, ch []runner, ou
 		Retract:  n.NeedRetraction(),
 		StateTTL: b.env.StateTTL,
 	})
-	op.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates (ops/script_agg_stream.go)
+	op.SetFunctions(b.env.Eval) // script aggregates (ops/script_agg_stream.go)
 	return &unaryRunner{name: name, op: op, child: ch[0]}, nil
 }
 

@@ -26,7 +26,7 @@ func buildLocalGroupAggregate(b *builder, n *physical.LocalGroupAggregate, ch []
 		return &unaryRunner{name: name, op: op, child: ch[0]}, nil
 	}
 	op := ops.NewLocalGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, 0)
-	op.SetFunctions(b.env.Functions, b.env.Eval) // user-defined aggregates with merge
+	op.SetFunctions(b.env.Eval) // user-defined aggregates with merge
 	return unary(op)
 }
 
@@ -42,7 +42,7 @@ func buildGlobalGroupAggregate(b *builder, n *physical.GlobalGroupAggregate, ch 
 	}
 	op := ops.NewGlobalGroupAggregate(n.GroupKeys, n.Aggs, n.StateCols, n.LocalIn, in, out,
 		ops.GroupAggregateOptions{StateTTL: b.env.StateTTL}, 0)
-	op.SetFunctions(b.env.Functions, b.env.Eval)
+	op.SetFunctions(b.env.Eval)
 	return unary(op)
 }
 
@@ -74,17 +74,17 @@ func (b *builder) buildMiniBatchGroupAggregate(n *physical.GroupAggregate, ch []
 			return nil, err
 		}
 		lop := ops.NewLocalGroupAggregate(local.GroupKeys, local.Aggs, n.Input.Schema(), lo, n.MiniBatchSize)
-		lop.SetFunctions(b.env.Functions, b.env.Eval) // user-defined aggregates with merge
+		lop.SetFunctions(b.env.Eval) // user-defined aggregates with merge
 		gop := ops.NewGlobalGroupAggregate(global.GroupKeys, global.Aggs, global.StateCols, global.LocalIn, lo, out,
 			ops.GroupAggregateOptions{StateTTL: b.env.StateTTL}, 0)
-		gop.SetFunctions(b.env.Functions, b.env.Eval)
+		gop.SetFunctions(b.env.Eval)
 		return unary(&fusedOp{first: lop, second: gop})
 	}
 	mb := ops.NewMiniBatchGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, ops.GroupAggregateOptions{
 		Retract:  n.NeedRetraction(),
 		StateTTL: b.env.StateTTL,
 	}, n.MiniBatchSize)
-	mb.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates (ops/script_agg_stream.go)
+	mb.SetFunctions(b.env.Eval) // script aggregates (ops/script_agg_stream.go)
 	return unary(mb)
 }
 

@@ -72,7 +72,7 @@ func buildWindowAggregate(b *builder, n *physical.WindowAggregate, ch []runner, 
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		op.SetTimeZone(b.loc())
-		op.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates
+		op.SetFunctions(b.env.Eval) // script aggregates
 		return &unaryRunner{name: name, op: op, child: ch[0]}, nil
 	}
 	op, err := ops.NewWindowAggregate(n.GroupKeys, n.Aggs, n.Window, n.Input.Schema(), out)
@@ -80,7 +80,7 @@ func buildWindowAggregate(b *builder, n *physical.WindowAggregate, ch []runner, 
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	op.SetTimeZone(b.loc())
-	op.SetFunctions(b.env.Functions, b.env.Eval) // script aggregates
+	op.SetFunctions(b.env.Eval) // script aggregates
 	return &unaryRunner{name: name, op: op, child: ch[0]}, nil
 }
 

@@ -22,7 +22,7 @@ func buildLocalWindowAggregate(b *builder, n *physical.LocalWindowAggregate, ch 
 	name := n.Name()
 	op := ops.NewLocalWindowAggregate(n.GroupKeys, n.Aggs, n.Window, n.Input.Schema(), out, n.Size)
 	op.SetTimeZone(b.loc())
-	op.SetFunctions(b.env.Functions, b.env.Eval) // user-defined aggregates with merge
+	op.SetFunctions(b.env.Eval) // user-defined aggregates with merge
 	return &unaryRunner{name: name, op: op, child: ch[0]}, nil
 }
 
@@ -38,7 +38,7 @@ func buildGlobalWindowAggregate(b *builder, n *physical.GlobalWindowAggregate, c
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	op.SetTimeZone(b.loc())
-	op.SetFunctions(b.env.Functions, b.env.Eval)
+	op.SetFunctions(b.env.Eval)
 	return &unaryRunner{name: name, op: op, child: ch[0]}, nil
 }
 
@@ -47,7 +47,7 @@ func buildLocalHashAggregate(b *builder, n *physical.LocalHashAggregate, ch []ru
 	name := n.Name()
 	// batch: the partial states of 64 Ki rows at a time
 	op := ops.NewLocalGroupAggregate(n.GroupKeys, n.Aggs, n.Input.Schema(), out, 1<<16)
-	op.SetFunctions(b.env.Functions, b.env.Eval) // user-defined aggregates with merge
+	op.SetFunctions(b.env.Eval) // user-defined aggregates with merge
 	return &unaryRunner{name: name, op: op, child: ch[0]}, nil
 }
 
@@ -59,6 +59,6 @@ func buildMergeHashAggregate(b *builder, n *physical.MergeHashAggregate, ch []ru
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	op := ops.NewGlobalGroupAggregate(n.GroupKeys, n.Aggs, n.StateCols, n.LocalIn, in, out, ops.GroupAggregateOptions{}, 0)
-	op.SetFunctions(b.env.Functions, b.env.Eval)
+	op.SetFunctions(b.env.Eval)
 	return &unaryRunner{name: name, op: op, child: ch[0]}, nil
 }

@@ -132,14 +132,12 @@ func (s *sumInstance) Import(v any) (udf.Acc, error)   { x := v.(int64); return 
 func (s *sumInstance) Close()                          { s.closed = true }
 
 func TestScriptAggregate(t *testing.T) {
-	reg := function.NewRegistry()
 	def := &function.Definition{Name: "my_sum", Kind: function.Aggregate}
-	reg.Register(def)
 	udf.Register(def, sumAgg{})
 	defer udf.Release(def)
 	in := types.Schema{{Name: "k", Type: types.StringT}, {Name: "v", Type: types.BigIntT}, {Name: "f", Type: types.BooleanT}}
 	rows := [][]any{{"a", int64(1), true}, {"a", int64(2), false}, {"b", nil, true}, {"a", int64(4), nil}, {"c", int64(7), true}}
-	call := logical.AggCall{Name: "my_sum", Args: []int{1}, Filter: -1, T: types.BigIntT}
+	call := logical.AggCall{Name: "my_sum", Args: []int{1}, Filter: -1, T: types.BigIntT, User: true, Def: def}
 	filtered := call
 	filtered.Filter = 2
 	tests := []struct {
@@ -165,15 +163,17 @@ func TestScriptAggregate(t *testing.T) {
 					out = append(out, types.Field{Name: fmt.Sprintf("EXPR$%d", i), Type: c.T})
 				}
 				h := NewHashAggregate(tt.keys, tt.calls, in, mustArrow(t, out))
-				h.SetFunctions(reg, nil)
+				h.SetFunctions(nil)
 				got, err := runUnary(t, h, in, tt.rows, bs, out)
 				require.NoError(t, err)
 				require.ElementsMatch(t, tt.want, got)
 			})
 		}
 	}
-	// without the registry the name is not a built-in aggregate
-	h := NewHashAggregate(nil, []logical.AggCall{call}, in, mustArrow(t, types.Schema{{Name: "x", Type: types.BigIntT}}))
+	// a call not marked user-defined is a built-in, and my_sum is none
+	builtin := call
+	builtin.User, builtin.Def = false, nil
+	h := NewHashAggregate(nil, []logical.AggCall{builtin}, in, mustArrow(t, types.Schema{{Name: "x", Type: types.BigIntT}}))
 	_, err := runUnary(t, h, in, rows, 0, nil)
 	require.Error(t, err)
 }
@@ -194,25 +194,23 @@ func (r *retractInstance) Retract(acc udf.Acc, args []any) error {
 }
 
 func TestScriptStepper(t *testing.T) {
-	reg := function.NewRegistry()
 	noRetract := &function.Definition{Name: "plain_sum", Kind: function.Aggregate}
 	withRetract := &function.Definition{Name: "r_sum", Kind: function.Aggregate}
-	reg.Register(noRetract)
-	reg.Register(withRetract)
 	udf.Register(noRetract, sumAgg{})
 	udf.Register(withRetract, retractSum{})
 	defer udf.Release(noRetract)
 	defer udf.Release(withRetract)
 	argTypes := []types.Type{types.BigIntT}
 
-	_, ok, err := NewScriptStepper(reg, nil, logical.AggCall{Name: "SUM", Args: []int{0}, T: types.BigIntT}, argTypes, true)
+	sum, _ := function.BuiltinAggregate("SUM")
+	_, ok, err := NewScriptStepper(nil, logical.AggCall{Name: "SUM", Args: []int{0}, T: types.BigIntT, Def: sum}, argTypes, true)
 	require.False(t, ok)
 	require.NoError(t, err)
-	_, ok, err = NewScriptStepper(reg, nil, logical.AggCall{Name: "plain_sum", Args: []int{0}, T: types.BigIntT}, argTypes, true)
+	_, ok, err = NewScriptStepper(nil, logical.AggCall{Name: "plain_sum", Args: []int{0}, T: types.BigIntT, User: true, Def: noRetract}, argTypes, true)
 	require.True(t, ok)
 	require.ErrorContains(t, err, "no retract method")
 
-	s, ok, err := NewScriptStepper(reg, nil, logical.AggCall{Name: "r_sum", Args: []int{0}, T: types.BigIntT}, argTypes, true)
+	s, ok, err := NewScriptStepper(nil, logical.AggCall{Name: "r_sum", Args: []int{0}, T: types.BigIntT, User: true, Def: withRetract}, argTypes, true)
 	require.True(t, ok)
 	require.NoError(t, err)
 	defer s.(interface{ Close() }).Close()

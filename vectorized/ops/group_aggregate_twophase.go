@@ -114,17 +114,16 @@ func closeMergers(accs []agg.Merger) {
 	}
 }
 
-// SetFunctions gives the local aggregate the session's function registry,
-// where it finds user-defined (script) aggregate functions by their call
-// name, and the evaluation context passed to them. Call before Open.
-func (l *LocalGroupAggregate) SetFunctions(reg *function.Registry, ectx *function.EvalContext) {
-	l.scripts = scriptFuncs{reg: reg, ectx: ectx}
+// SetFunctions gives the local aggregate the evaluation context passed to
+// user-defined (script) aggregate functions. Call before Open.
+func (l *LocalGroupAggregate) SetFunctions(ectx *function.EvalContext) {
+	l.scripts = scriptFuncs{ectx: ectx}
 }
 
-// SetFunctions gives the global aggregate the session's function
-// registry for user-defined aggregate functions. Call before Open.
-func (g *GlobalGroupAggregate) SetFunctions(reg *function.Registry, ectx *function.EvalContext) {
-	g.scripts = scriptFuncs{reg: reg, ectx: ectx}
+// SetFunctions gives the global aggregate the evaluation context of
+// user-defined aggregate functions. Call before Open.
+func (g *GlobalGroupAggregate) SetFunctions(ectx *function.EvalContext) {
+	g.scripts = scriptFuncs{ectx: ectx}
 }
 
 // LocalGroupAggregate is the local phase: per bundle, partial state per

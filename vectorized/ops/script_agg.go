@@ -23,11 +23,10 @@ import (
 // NULL arguments are passed to accumulate (as Flink does for user-defined
 // aggregates); the script decides what a NULL means.
 
-// scriptFuncs is what the HashAggregate needs to find script aggregates:
-// the session's function registry (AggCall.Name is the registry key) and
-// the evaluation context handed to the scripts.
+// scriptFuncs is what the HashAggregate needs to run script aggregates
+// (calls with AggCall.User set, whose AggCall.Def is the definition the
+// validator resolved): the evaluation context handed to the scripts.
 type scriptFuncs struct {
-	reg  *function.Registry
 	ectx *function.EvalContext
 	// shared, when set, lends every accumulator of a function the same
 	// interpreter (an operator that makes accumulators per window); the
@@ -54,11 +53,10 @@ func (s *sharedInstances) close() {
 	}
 }
 
-// SetFunctions gives the aggregate the session's function registry, where
-// it finds user-defined (script) aggregate functions by their call name,
-// and the evaluation context passed to them. Call before Open.
-func (h *HashAggregate) SetFunctions(reg *function.Registry, ectx *function.EvalContext) {
-	h.scripts = scriptFuncs{reg: reg, ectx: ectx}
+// SetFunctions gives the aggregate the evaluation context passed to
+// user-defined (script) aggregate functions. Call before Open.
+func (h *HashAggregate) SetFunctions(ectx *function.EvalContext) {
+	h.scripts = scriptFuncs{ectx: ectx}
 }
 
 // scriptAccumulator returns the accumulator of a call of a script
@@ -78,14 +76,11 @@ func (h *HashAggregate) scriptAccumulator(c logical.AggCall, result arrow.DataTy
 
 // accumulator returns the accumulator of a call of a script aggregate
 // function over input in, with its own interpreter (close it); ok is
-// false when c names no script aggregate in the registry (a built-in).
+// false when c is not a user-defined aggregate (a built-in).
 func (sf scriptFuncs) accumulator(c logical.AggCall, in types.Schema) (*scriptAccumulator, bool, error) {
-	if sf.reg == nil {
-		return nil, false, nil
-	}
-	def, found := sf.reg.Lookup(c.Name)
-	if !found || def.Kind != function.Aggregate {
-		return nil, false, nil
+	def, ok, err := userAggregate(c)
+	if !ok || err != nil {
+		return nil, ok, err
 	}
 	argTypes := make([]types.Type, len(c.Args))
 	for j, a := range c.Args {
@@ -94,7 +89,7 @@ func (sf scriptFuncs) accumulator(c logical.AggCall, in types.Schema) (*scriptAc
 		}
 		argTypes[j] = in[a].Type
 	}
-	def, err := udf.Specialize(def, argTypes)
+	def, err = udf.Specialize(def, argTypes)
 	if err != nil {
 		return nil, true, err
 	}
@@ -275,20 +270,30 @@ func (s *scriptAccumulator) close() {
 	s.distinct = nil
 }
 
+// userAggregate returns the definition of c when it is a call of a
+// user-defined aggregate function (the one the validator resolved, not
+// looked up again by name); ok is false for a built-in.
+func userAggregate(c logical.AggCall) (def *function.Definition, ok bool, err error) {
+	if !c.User {
+		return nil, false, nil
+	}
+	if c.Def == nil || c.Def.Kind != function.Aggregate {
+		return nil, true, fmt.Errorf("internal: user-defined aggregate %s without an aggregate definition", c.Name)
+	}
+	return c.Def, true, nil
+}
+
 // NewScriptStepper returns the streaming (changelog) form of a call of a
 // script aggregate function, for the streaming GroupAggregate: ok is false
-// when c names no script aggregate in reg (a built-in: use agg.NewStepper).
+// when c is not a user-defined aggregate (a built-in: use agg.NewStepper).
 // argTypes are the types of the call's argument columns. retract asks for
 // OpRetract support, which needs the script's retract method. The stepper
 // holds an interpreter: call its Close method (interface{ Close() }) when
 // the operator closes.
-func NewScriptStepper(reg *function.Registry, ectx *function.EvalContext, c logical.AggCall, argTypes []types.Type, retract bool) (s agg.Stepper, ok bool, err error) {
-	if reg == nil {
-		return nil, false, nil
-	}
-	def, found := reg.Lookup(c.Name)
-	if !found || def.Kind != function.Aggregate {
-		return nil, false, nil
+func NewScriptStepper(ectx *function.EvalContext, c logical.AggCall, argTypes []types.Type, retract bool) (s agg.Stepper, ok bool, err error) {
+	def, ok, err := userAggregate(c)
+	if !ok || err != nil {
+		return nil, ok, err
 	}
 	def, err = udf.Specialize(def, argTypes)
 	if err != nil {

@@ -37,10 +37,8 @@ func distinctStepper(t *testing.T) (agg.Stepper, func()) {
 	def, err := python.Compile(udf.Spec{Name: "isum", Kind: function.Aggregate,
 		Params: []types.Field{{Name: "v", Type: types.BigIntT}}, Returns: types.BigIntT, Body: isumBody})
 	require.NoError(t, err)
-	reg := function.NewRegistry()
-	reg.Register(def)
 	ectx := &function.EvalContext{Loc: time.UTC}
-	s, ok, err := NewScriptStepper(reg, ectx, logical.AggCall{Name: "isum", Args: []int{0}, Distinct: true, Filter: -1, T: types.BigIntT},
+	s, ok, err := NewScriptStepper(ectx, logical.AggCall{Name: "isum", Args: []int{0}, Distinct: true, Filter: -1, T: types.BigIntT, User: true, Def: def},
 		[]types.Type{types.BigIntT}, true)
 	require.NoError(t, err)
 	require.True(t, ok)

@@ -7,18 +7,16 @@ import (
 	"github.com/tablerun/tablerun/vectorized/agg"
 )
 
-// SetFunctions gives the streaming aggregate the session's function
-// registry, where it finds user-defined (script) aggregate functions by
-// their call name, and the evaluation context passed to them. Call before
-// Open. The mini-batch form (MiniBatchGroupAggregate) inherits it.
-func (h *GroupAggregate) SetFunctions(reg *function.Registry, ectx *function.EvalContext) {
-	h.scripts = scriptFuncs{reg: reg, ectx: ectx}
+// SetFunctions gives the streaming aggregate the evaluation context
+// passed to user-defined (script) aggregate functions. Call before Open. The mini-batch form (MiniBatchGroupAggregate) inherits it.
+func (h *GroupAggregate) SetFunctions(ectx *function.EvalContext) {
+	h.scripts = scriptFuncs{ectx: ectx}
 }
 
 // scriptStepper returns the stepper of a call of a script aggregate; ok is
 // false for a built-in aggregate.
 func (h *GroupAggregate) scriptStepper(c logical.AggCall) (agg.Stepper, bool, error) {
-	if h.scripts.reg == nil {
+	if !c.User {
 		return nil, false, nil
 	}
 	argTypes := make([]types.Type, len(c.Args))
@@ -27,7 +25,7 @@ func (h *GroupAggregate) scriptStepper(c logical.AggCall) (agg.Stepper, bool, er
 			argTypes[j] = h.in[a].Type
 		}
 	}
-	return NewScriptStepper(h.scripts.reg, h.scripts.ectx, c, argTypes, h.opts.Retract)
+	return NewScriptStepper(h.scripts.ectx, c, argTypes, h.opts.Retract)
 }
 
 // closeSteppers returns the interpreters held by script steppers.
@@ -39,15 +37,15 @@ func (h *GroupAggregate) closeSteppers() {
 	}
 }
 
-// SetFunctions gives the window aggregate the session's function registry
-// for script aggregate functions (each window's HashAggregate runs them).
+// SetFunctions gives the window aggregate the evaluation context of
+// script aggregate functions (each window's HashAggregate runs them).
 // Call before Open.
-func (w *WindowAggregate) SetFunctions(reg *function.Registry, ectx *function.EvalContext) {
-	w.scripts = scriptFuncs{reg: reg, ectx: ectx}
+func (w *WindowAggregate) SetFunctions(ectx *function.EvalContext) {
+	w.scripts = scriptFuncs{ectx: ectx}
 }
 
-// SetFunctions gives the session window aggregate the session's function
-// registry for script aggregate functions. Call before Open.
-func (s *SessionWindowAggregate) SetFunctions(reg *function.Registry, ectx *function.EvalContext) {
-	s.scripts = scriptFuncs{reg: reg, ectx: ectx}
+// SetFunctions gives the session window aggregate the evaluation context
+// of script aggregate functions. Call before Open.
+func (s *SessionWindowAggregate) SetFunctions(ectx *function.EvalContext) {
+	s.scripts = scriptFuncs{ectx: ectx}
 }

@@ -537,11 +537,21 @@ func scriptAggRegistry(t *testing.T) *function.Registry {
 	return reg
 }
 
+// userAggCall marks c a call of the user-defined aggregate of reg named
+// c.Name, as the validator resolves it.
+func userAggCall(t *testing.T, reg *function.Registry, c logical.AggCall) logical.AggCall {
+	t.Helper()
+	def, ok := reg.Lookup(c.Name)
+	require.True(t, ok, c.Name)
+	c.User, c.Def = true, def
+	return c
+}
+
 func TestAggregateStateScriptAggregate(t *testing.T) {
 	reg := scriptAggRegistry(t)
 	in := types.Schema{{Name: "k", Type: types.StringT}, {Name: "v", Type: types.BigIntT}}
 	out := types.Schema{{Name: "k", Type: types.StringT}, {Name: "s", Type: types.BigIntT}}
-	call := logical.AggCall{Name: "my_sum", Args: []int{1}, Filter: -1, T: types.BigIntT}
+	call := userAggCall(t, reg, logical.AggCall{Name: "my_sum", Args: []int{1}, Filter: -1, T: types.BigIntT})
 	r := rand.New(rand.NewPCG(1, 2))
 	var input []change
 	var live [][]any
@@ -561,11 +571,11 @@ func TestAggregateStateScriptAggregate(t *testing.T) {
 			opts := GroupAggregateOptions{Retract: true}
 			if mini {
 				op := NewMiniBatchGroupAggregate([]int{0}, []logical.AggCall{call}, in, mustArrow(t, out), opts, 0)
-				op.SetFunctions(reg, nil)
+				op.SetFunctions(nil)
 				return op, op
 			}
 			op := NewGroupAggregate([]int{0}, []logical.AggCall{call}, in, mustArrow(t, out), opts)
-			op.SetFunctions(reg, nil)
+			op.SetFunctions(nil)
 			return op, op
 		}
 		op, _ := mk()
@@ -596,13 +606,13 @@ func TestAggregateStateScriptNotExportable(t *testing.T) {
 	reg := scriptAggRegistry(t)
 	in := types.Schema{{Name: "k", Type: types.StringT}, {Name: "v", Type: types.BigIntT}, {Name: "ts", Type: ts3}}
 	out := types.Schema{{Name: "k", Type: types.StringT}, {Name: "s", Type: types.BigIntT}}
-	call := logical.AggCall{Name: "opaque_sum", Args: []int{1}, Filter: -1, T: types.BigIntT}
+	call := userAggCall(t, reg, logical.AggCall{Name: "opaque_sum", Args: []int{1}, Filter: -1, T: types.BigIntT})
 	ga := NewGroupAggregate([]int{0}, []logical.AggCall{call}, in, mustArrow(t, out), GroupAggregateOptions{})
-	ga.SetFunctions(reg, nil)
+	ga.SetFunctions(nil)
 	wout := append(append(types.Schema{}, out...), winCols[0], winCols[1])
 	wa, err := NewWindowAggregate([]int{0}, []logical.AggCall{call}, logical.WindowSpec{Kind: logical.Tumble, TimeCol: 2, Size: 10_000}, in, mustArrow(t, wout))
 	require.NoError(t, err)
-	wa.SetFunctions(reg, nil)
+	wa.SetFunctions(nil)
 	for _, tc := range []struct {
 		op  vectorized.Operator
 		st  vectorized.Stateful
@@ -822,11 +832,11 @@ func TestWindowStateScriptAggregate(t *testing.T) {
 	reg := scriptAggRegistry(t)
 	in := types.Schema{{Name: "k", Type: types.StringT}, {Name: "v", Type: types.BigIntT}, {Name: "ts", Type: ts3}}
 	out := types.Schema{{Name: "k", Type: types.StringT}, {Name: "s", Type: types.BigIntT}, winCols[0], winCols[1]}
-	call := logical.AggCall{Name: "my_sum", Args: []int{1}, Filter: -1, T: types.BigIntT}
+	call := userAggCall(t, reg, logical.AggCall{Name: "my_sum", Args: []int{1}, Filter: -1, T: types.BigIntT})
 	mk := func() *WindowAggregate {
 		op, err := NewWindowAggregate([]int{0}, []logical.AggCall{call}, logical.WindowSpec{Kind: logical.Hop, TimeCol: 2, Size: 10_000, Slide: 5_000}, in, mustArrow(t, out))
 		require.NoError(t, err)
-		op.SetFunctions(reg, nil)
+		op.SetFunctions(nil)
 		return op
 	}
 	var steps []windowStep

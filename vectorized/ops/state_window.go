@@ -136,7 +136,7 @@ func (w *WindowAggregate) windowStateSchema(ms []agg.Merger) (*arrow.Schema, err
 // newWindowAgg returns the opened hash aggregation of one window.
 func (w *WindowAggregate) newWindowAgg(ctx context.Context) (*HashAggregate, error) {
 	h := NewHashAggregate(w.keys, w.calls, w.in, w.aggOut)
-	h.SetFunctions(w.scripts.reg, w.scripts.ectx)
+	h.SetFunctions(w.scripts.ectx)
 	if err := h.Open(ctx); err != nil {
 		return nil, err
 	}

@@ -132,7 +132,7 @@ func (w *WindowAggregate) Process(ctx context.Context, b vectorized.Batch, out v
 		created := agg == nil
 		if created {
 			agg = NewHashAggregate(w.keys, w.calls, w.in, w.aggOut)
-			agg.SetFunctions(w.scripts.reg, w.scripts.ectx)
+			agg.SetFunctions(w.scripts.ectx)
 			if err := agg.Open(ctx); err != nil {
 				return err
 			}

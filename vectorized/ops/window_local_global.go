@@ -435,18 +435,18 @@ func (l *LocalWindowAggregate) Close() error {
 	return nil
 }
 
-// SetFunctions gives the local window aggregate the session's function
-// registry for user-defined aggregate functions (with merge); every
+// SetFunctions gives the local window aggregate the evaluation context of
+// user-defined aggregate functions (with merge); every
 // window's accumulators of a function share one interpreter. Call before
 // Open.
-func (l *LocalWindowAggregate) SetFunctions(reg *function.Registry, ectx *function.EvalContext) {
-	l.scripts = scriptFuncs{reg: reg, ectx: ectx, shared: newSharedInstances()}
+func (l *LocalWindowAggregate) SetFunctions(ectx *function.EvalContext) {
+	l.scripts = scriptFuncs{ectx: ectx, shared: newSharedInstances()}
 }
 
-// SetFunctions gives the global window aggregate the session's function
-// registry for user-defined aggregate functions. Call before Open.
-func (g *GlobalWindowAggregate) SetFunctions(reg *function.Registry, ectx *function.EvalContext) {
-	g.scripts = scriptFuncs{reg: reg, ectx: ectx, shared: newSharedInstances()}
+// SetFunctions gives the global window aggregate the evaluation context
+// of user-defined aggregate functions. Call before Open.
+func (g *GlobalWindowAggregate) SetFunctions(ectx *function.EvalContext) {
+	g.scripts = scriptFuncs{ectx: ectx, shared: newSharedInstances()}
 }
 
 // GlobalWindowAggregate is the global phase of a two-phase window

@@ -207,7 +207,7 @@ func (s *SessionWindowAggregate) fire(ctx context.Context, wm int64, out vectori
 	fields = append(fields, arrow.Field{Name: "$ws", Type: arrow.PrimitiveTypes.Int64}, arrow.Field{Name: "$we", Type: arrow.PrimitiveTypes.Int64})
 	fields = append(fields, s.out.Fields()[nk:nk+len(s.calls)]...)
 	agg := NewHashAggregate(keys, s.calls, aggIn, arrow.NewSchema(fields, nil))
-	agg.SetFunctions(s.scripts.reg, s.scripts.ectx)
+	agg.SetFunctions(s.scripts.ectx)
 	if err := agg.Open(ctx); err != nil {
 		return err
 	}
