@@ -169,35 +169,33 @@ func (s *SetOp) Close() error {
 func zeroCanonical(a arrow.Array) arrow.Array {
 	switch c := a.(type) {
 	case *array.Float64:
-		vs := c.Float64Values()
-		i := slices.IndexFunc(vs, func(v float64) bool { return v == 0 && math.Signbit(v) })
-		if i < 0 {
-			return nil
+		if out := positiveZeros(c.Float64Values()); out != nil {
+			return array.NewFloat64Data(array.NewData(c.DataType(), c.Len(),
+				[]*memory.Buffer{validityBuffer(c), memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(out))}, nil, c.NullN(), 0))
 		}
-		out := slices.Clone(vs)
-		for j := i; j < len(out); j++ {
-			if out[j] == 0 {
-				out[j] = 0
-			}
-		}
-		return array.NewFloat64Data(array.NewData(c.DataType(), c.Len(),
-			[]*memory.Buffer{validityBuffer(c), memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(out))}, nil, c.NullN(), 0))
 	case *array.Float32:
-		vs := c.Float32Values()
-		i := slices.IndexFunc(vs, func(v float32) bool { return v == 0 && math.Signbit(float64(v)) })
-		if i < 0 {
-			return nil
+		if out := positiveZeros(c.Float32Values()); out != nil {
+			return array.NewFloat32Data(array.NewData(c.DataType(), c.Len(),
+				[]*memory.Buffer{validityBuffer(c), memory.NewBufferBytes(arrow.Float32Traits.CastToBytes(out))}, nil, c.NullN(), 0))
 		}
-		out := slices.Clone(vs)
-		for j := i; j < len(out); j++ {
-			if out[j] == 0 {
-				out[j] = 0
-			}
-		}
-		return array.NewFloat32Data(array.NewData(c.DataType(), c.Len(),
-			[]*memory.Buffer{validityBuffer(c), memory.NewBufferBytes(arrow.Float32Traits.CastToBytes(out))}, nil, c.NullN(), 0))
 	}
 	return nil
+}
+
+// positiveZeros returns a copy of vs with every -0.0 made 0.0, or nil
+// when vs holds no -0.0.
+func positiveZeros[T float32 | float64](vs []T) []T {
+	i := slices.IndexFunc(vs, func(v T) bool { return v == 0 && math.Signbit(float64(v)) })
+	if i < 0 {
+		return nil
+	}
+	out := slices.Clone(vs)
+	for j := i; j < len(out); j++ {
+		if out[j] == 0 {
+			out[j] = 0
+		}
+	}
+	return out
 }
 
 // validityBuffer is a's validity bitmap rebased to offset 0, or nil
